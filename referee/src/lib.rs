@@ -1,0 +1,41 @@
+//! Plays matches between bots and records them as replays.
+//!
+//! A match is two games with sides swapped (Othello's two legs from one
+//! opening, tic-tac-toe's two games with X and O swapped). Every game gets
+//! fresh [`Player`]s from each [`Entrant`]; the referee builds each request
+//! from the rules in `arbiter-games`, charges each turn against the per-turn
+//! cap and the per-game bank, checks every reply before it is applied, and
+//! turns every bot fault into the loss of that bot's own game.
+//!
+//! ```
+//! use arbiter_referee::{MatchSettings, builtin, play_match};
+//! use arbiter_games::Variant;
+//!
+//! let settings = MatchSettings::new("othello:std".parse().unwrap(), 7);
+//! let a = builtin::entrant(settings.variant, "greedy").unwrap();
+//! let b = builtin::entrant(settings.variant, "random").unwrap();
+//! let played = play_match(&settings, [a.as_ref(), b.as_ref()]).unwrap();
+//! assert_eq!(played.replay.games.len(), 2);
+//! ```
+//!
+//! # Guarantees
+//!
+//! - Nothing a bot does makes the referee panic or hang beyond its budget;
+//!   a bot's fault ends only the game it happened in.
+//! - Failures of the host (a player that cannot be started for reasons that
+//!   are not the bot's) are returned as [`HostError`], never scored.
+//! - With reproducible players (in-process or sandboxed), the same entrants,
+//!   settings and seed give the same replay, byte for byte.
+#![deny(missing_docs)]
+
+pub mod builtin;
+mod in_process;
+pub mod native;
+pub mod player;
+mod referee;
+pub mod replay;
+
+pub use in_process::InProcess;
+pub use player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, Spent, TurnError};
+pub use referee::{HostError, MatchSettings, PlayedMatch, play_match};
+pub use replay::Replay;

@@ -1,0 +1,303 @@
+//! The match loop: two games with sides swapped, budgets and faults.
+
+use crate::player::{Entrant, Fault, GameSetup, Player, SpawnError, TurnError};
+use crate::replay::{self, GameRecord, MatchResult, Replay, ReplaySettings, TurnRecord};
+use arbiter_games::othello::Othello;
+use arbiter_games::tictactoe::TicTacToe;
+use arbiter_games::{Budget, FinishReason, Game, Outcome, RequestContext, Side, Variant};
+use sha2::{Digest, Sha256};
+
+/// Milliseconds kept back from `budget_ms` when the bank runs low, so a bot
+/// that spends its whole advertised budget still has a little bank left.
+pub const SAFETY_MARGIN_MS: u64 = 50;
+
+/// What a match is played with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchSettings {
+    /// Game and mode.
+    pub variant: Variant,
+    /// Seeds the opening and the bots' random streams.
+    pub seed: u64,
+    /// Shown to bots as `match_id`.
+    pub match_id: u64,
+    /// Per-turn cap and per-game bank of each side.
+    pub budget: Budget,
+    /// Fuel per virtual millisecond, recorded when sandboxed bots play.
+    pub fuel_per_ms: Option<u64>,
+}
+
+impl MatchSettings {
+    /// The variant's default budgets, match id 0.
+    pub fn new(variant: Variant, seed: u64) -> MatchSettings {
+        MatchSettings {
+            variant,
+            seed,
+            match_id: 0,
+            budget: variant.default_budget(),
+            fuel_per_ms: None,
+        }
+    }
+}
+
+/// A failure of the host, not of a bot: the match must be retried, never
+/// scored.
+#[derive(Debug, thiserror::Error)]
+#[error("host failure in game {game}: {message}")]
+pub struct HostError {
+    /// Which game of the match.
+    pub game: u8,
+    /// What failed.
+    pub message: String,
+}
+
+/// A played match: the public replay and each participant's stderr per game
+/// (kept apart: only a bot's owner may read its logs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayedMatch {
+    /// The replay.
+    pub replay: Replay,
+    /// `logs[participant][game]`: what the bot wrote to stderr.
+    pub logs: [[Vec<u8>; 2]; 2],
+}
+
+/// Plays one match between `entrants[0]` (participant 0) and `entrants[1]`.
+pub fn play_match(settings: &MatchSettings, entrants: [&dyn Entrant; 2]) -> Result<PlayedMatch, HostError> {
+    match settings.variant {
+        Variant::TicTacToe => play::<TicTacToe>(settings, entrants, TicTacToe::new),
+        Variant::Othello(mode) => play(settings, entrants, || Othello::new(mode, settings.seed)),
+    }
+}
+
+fn play<G: Game>(
+    settings: &MatchSettings,
+    entrants: [&dyn Entrant; 2],
+    new_game: impl Fn() -> G,
+) -> Result<PlayedMatch, HostError> {
+    let mut games = Vec::with_capacity(2);
+    let mut logs: [[Vec<u8>; 2]; 2] = Default::default();
+    let mut scoring = None;
+    for index in 0..2u8 {
+        let sides = if index == 0 { [0u8, 1] } else { [1, 0] };
+        let game = new_game();
+        scoring = Some(game.scoring());
+        let (record, stderr) = play_game(settings, game, index, sides, entrants)?;
+        for side in Side::BOTH {
+            logs[usize::from(sides[side.index()])][usize::from(index)] = stderr[side.index()].clone();
+        }
+        games.push(record);
+    }
+    let mut totals = [0u32; 2];
+    for game in &games {
+        for side in Side::BOTH {
+            totals[usize::from(game.sides[side.index()])] += game.scores[side.index()];
+        }
+    }
+    let winner = match scoring.map(|s| s.compare(totals[0], totals[1])) {
+        Some(std::cmp::Ordering::Greater) => Some(0),
+        Some(std::cmp::Ordering::Less) => Some(1),
+        _ => None,
+    };
+    let points = match winner {
+        Some(0) => [1.0, 0.0],
+        Some(_) => [0.0, 1.0],
+        None => [0.5, 0.5],
+    };
+    let participants = [entrants[0].info(), entrants[1].info()];
+    let reproducible = participants.iter().all(|p| p.reproducible);
+    let replay = Replay {
+        format: replay::FORMAT.to_string(),
+        version: replay::FORMAT_VERSION,
+        game: settings.variant.game().to_string(),
+        mode: settings.variant.mode().to_string(),
+        seed: settings.seed,
+        match_id: settings.match_id,
+        settings: ReplaySettings {
+            turn_ms: settings.budget.turn_ms,
+            bank_ms: settings.budget.bank_ms,
+            fuel_per_ms: settings.fuel_per_ms,
+        },
+        engine: concat!("arbiter ", env!("CARGO_PKG_VERSION")).to_string(),
+        participants,
+        reproducible,
+        games,
+        result: MatchResult { totals, points, winner },
+    };
+    Ok(PlayedMatch { replay, logs })
+}
+
+/// The reason a fault is recorded under.
+fn reason_of(fault: &Fault) -> FinishReason {
+    match fault {
+        Fault::Timeout => FinishReason::Timeout,
+        Fault::Crash(_) => FinishReason::Crash,
+        Fault::BadReply(_) => FinishReason::BadReply,
+    }
+}
+
+/// A game that ended in a fault: who, why, and the words for it.
+struct Forfeit {
+    side: Side,
+    reason: FinishReason,
+    detail: String,
+}
+
+fn play_game<G: Game>(
+    settings: &MatchSettings,
+    mut game: G,
+    index: u8,
+    sides: [u8; 2],
+    entrants: [&dyn Entrant; 2],
+) -> Result<(GameRecord, [Vec<u8>; 2]), HostError> {
+    let host = |message: String| HostError { game: index, message };
+    let mut players: [Option<Box<dyn Player>>; 2] = [None, None];
+    let mut forfeit = None;
+    for side in Side::BOTH {
+        let setup = GameSetup {
+            game: settings.variant.game().to_string(),
+            mode: settings.variant.mode().to_string(),
+            seed: settings.seed,
+            match_id: settings.match_id,
+            game_index: index,
+            side: side.index() as u8,
+        };
+        match entrants[usize::from(sides[side.index()])].spawn(&setup) {
+            Ok(player) => players[side.index()] = Some(player),
+            Err(SpawnError::Host(message)) => return Err(host(message)),
+            Err(SpawnError::Bot(fault)) => {
+                if forfeit.is_none() {
+                    forfeit = Some(Forfeit {
+                        side,
+                        reason: reason_of(&fault),
+                        detail: fault.to_string(),
+                    });
+                }
+            }
+        }
+    }
+
+    let turn_us = settings.budget.turn_ms.saturating_mul(1000);
+    let mut bank_us = [settings.budget.bank_ms.saturating_mul(1000); 2];
+    let mut elapsed_us = 0u64;
+    let mut turns = Vec::new();
+    while forfeit.is_none() && game.outcome().is_none() {
+        let actors = game.to_act();
+        if actors.is_empty() {
+            return Err(host("the game is neither over nor waiting for a move".to_string()));
+        }
+        let mut actions = Vec::with_capacity(actors.len());
+        for &side in &actors {
+            let Some(player) = players[side.index()].as_mut() else {
+                return Err(host("a player is missing".to_string()));
+            };
+            let remaining_us = bank_us[side.index()];
+            let limit_us = turn_us.min(remaining_us);
+            let context = RequestContext {
+                match_id: settings.match_id,
+                game_index: index,
+                participants: sides,
+                remaining_ms: remaining_us / 1000,
+                budget_ms: settings
+                    .budget
+                    .turn_ms
+                    .min((remaining_us / 1000).saturating_sub(SAFETY_MARGIN_MS)),
+            };
+            let request = game.request(side, &context);
+            let request_sha256 = hex(&Sha256::digest(request.as_bytes()));
+            let (reply, spent, fault) = match player.turn(&request, limit_us) {
+                Ok(answer) if answer.spent.us > limit_us => (Some(answer.line), answer.spent, Some(Fault::Timeout)),
+                Ok(answer) => (Some(answer.line), answer.spent, None),
+                Err(TurnError { fault, spent }) => (None, spent, Some(fault)),
+            };
+            bank_us[side.index()] = remaining_us.saturating_sub(spent.us);
+            elapsed_us = elapsed_us.saturating_add(spent.us);
+            let mut record = TurnRecord {
+                side,
+                request_sha256,
+                reply: reply.as_deref().map(cut_reply),
+                action: None,
+                spent,
+                fault: None,
+            };
+            let fault = match (fault, reply) {
+                (Some(fault), _) => Some((reason_of(&fault), fault.to_string())),
+                (None, Some(line)) => match game.parse_reply(side, &line) {
+                    Ok(action) => {
+                        record.action = Some(game.notation(&action));
+                        actions.push((side, action));
+                        None
+                    }
+                    Err(error) => Some((FinishReason::BadReply, error.to_string())),
+                },
+                (None, None) => Some((FinishReason::Crash, "no reply".to_string())),
+            };
+            if let Some((reason, detail)) = fault {
+                record.fault = Some(reason);
+                turns.push(record);
+                forfeit = Some(Forfeit { side, reason, detail });
+                break;
+            }
+            turns.push(record);
+        }
+        if forfeit.is_some() {
+            break;
+        }
+        if let Err(illegal) = game.apply(&actions, elapsed_us / 1000) {
+            if let Some(turn) = turns.iter_mut().rev().find(|t| t.side == illegal.side) {
+                turn.fault = Some(FinishReason::IllegalMove);
+            }
+            forfeit = Some(Forfeit {
+                side: illegal.side,
+                reason: FinishReason::IllegalMove,
+                detail: format!("illegal move: {}", illegal.reason),
+            });
+        }
+    }
+
+    let (outcome, detail) = match forfeit {
+        Some(Forfeit { side, reason, detail }) => (game.forfeit(side, reason), Some(detail)),
+        None => match game.outcome() {
+            Some(outcome) => (outcome, None),
+            None => return Err(host("the game ended without an outcome".to_string())),
+        },
+    };
+    let Outcome {
+        scores,
+        reason,
+        faulted,
+    } = outcome;
+    let stderr = [
+        players[0].as_ref().map(|p| p.stderr()).unwrap_or_default(),
+        players[1].as_ref().map(|p| p.stderr()).unwrap_or_default(),
+    ];
+    let record = GameRecord {
+        index,
+        sides,
+        turns,
+        scores,
+        reason,
+        faulted,
+        detail,
+        record: game.record(),
+    };
+    Ok((record, stderr))
+}
+
+fn cut_reply(line: &str) -> String {
+    if line.len() <= replay::MAX_REPLY_IN_REPLAY {
+        return line.to_string();
+    }
+    let cut = (0..=replay::MAX_REPLY_IN_REPLAY)
+        .rev()
+        .find(|&i| line.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}[… {} more bytes]", &line[..cut], line.len() - cut)
+}
+
+/// Lowercase hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
+        let _ = write!(out, "{b:02x}");
+        out
+    })
+}

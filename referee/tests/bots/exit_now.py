@@ -1,0 +1,1 @@
+"""Exits at once, cleanly, without reading or replying."""

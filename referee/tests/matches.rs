@@ -1,0 +1,205 @@
+//! Whole matches: side swapping, scoring, faults and determinism.
+
+use arbiter_games::othello::Mode;
+use arbiter_games::{Budget, FinishReason, Side, Variant};
+use arbiter_referee::native::NativeCommand;
+use arbiter_referee::replay::Replay;
+use arbiter_referee::{Entrant, GameSetup, InProcess, MatchSettings, builtin, play_match};
+use std::sync::Arc;
+
+fn othello_bot(fault: &str, colour: &str) -> NativeCommand {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/bots/othello_first.py");
+    NativeCommand::parse(&format!("python3 {script} {fault} {colour}")).expect("command parses")
+}
+
+fn play(settings: &MatchSettings, a: &dyn Entrant, b: &dyn Entrant) -> Replay {
+    play_match(settings, [a, b]).expect("no host failure").replay
+}
+
+fn builtin(variant: Variant, name: &str) -> Arc<InProcess> {
+    builtin::entrant(variant, name).expect("builtin exists")
+}
+
+#[test]
+fn every_variant_plays_two_games_with_sides_swapped() {
+    for variant in Variant::ALL {
+        let settings = MatchSettings::new(variant, 3);
+        let replay = play(
+            &settings,
+            builtin(variant, "random").as_ref(),
+            builtin(variant, "random").as_ref(),
+        );
+        assert_eq!(replay.games.len(), 2, "{variant}");
+        assert_eq!(replay.games[0].sides, [0, 1]);
+        assert_eq!(replay.games[1].sides, [1, 0]);
+        for game in &replay.games {
+            assert!(!game.reason.is_fault(), "{variant}: {:?}", game.detail);
+        }
+        let totals = [
+            replay.games[0].scores[0] + replay.games[1].scores[1],
+            replay.games[0].scores[1] + replay.games[1].scores[0],
+        ];
+        assert_eq!(replay.result.totals, totals, "{variant}");
+        if let Variant::Othello(mode) = variant {
+            let openings: Vec<_> = replay.games.iter().map(|g| g.record["opening"].clone()).collect();
+            assert_eq!(openings[0], openings[1], "both legs start from the same opening");
+            let opening_moves = replay.games[0].record["opening_moves"].as_array().map(Vec::len);
+            assert_eq!(opening_moves, Some(if mode == Mode::Reversi { 12 } else { 8 }));
+        }
+    }
+}
+
+#[test]
+fn same_seed_gives_identical_replay_bytes() {
+    for variant in Variant::ALL {
+        let strong = if variant == Variant::TicTacToe {
+            "perfect"
+        } else {
+            "greedy"
+        };
+        let (a, b) = (builtin(variant, strong), builtin(variant, "random"));
+        let settings = MatchSettings::new(variant, 42);
+        let first = play(&settings, a.as_ref(), b.as_ref()).to_json();
+        let second = play(&settings, a.as_ref(), b.as_ref()).to_json();
+        assert_eq!(first, second, "{variant}");
+        let other = play(&MatchSettings::new(variant, 43), a.as_ref(), b.as_ref()).to_json();
+        if variant != Variant::TicTacToe {
+            assert_ne!(first, other, "{variant}: another seed gives another match");
+        }
+        assert_eq!(Replay::from_json(&first).expect("reads back").to_json(), first);
+    }
+}
+
+#[test]
+fn a_perfect_tictactoe_player_never_loses() {
+    let variant = Variant::TicTacToe;
+    for seed in 0..20 {
+        let replay = play(
+            &MatchSettings::new(variant, seed),
+            builtin(variant, "perfect").as_ref(),
+            builtin(variant, "random").as_ref(),
+        );
+        assert_ne!(replay.result.winner, Some(1), "seed {seed}");
+    }
+}
+
+/// An in-process bot that answers every request with `reply`.
+fn constant(reply: &'static str) -> InProcess {
+    InProcess::new("constant", move |_: &GameSetup| {
+        Box::new(move |_: &str| reply.to_string())
+    })
+}
+
+#[test]
+fn in_process_faults_cost_the_game_with_the_right_reason() {
+    let variant = Variant::TicTacToe;
+    let cases = [
+        (r#"{"play":"9-9"}"#, FinishReason::BadReply, "not a cell"),
+        ("not json", FinishReason::BadReply, "not JSON"),
+        (r#"{"name":"x"}"#, FinishReason::BadReply, "no `play` field"),
+        (r#"{"play":"1-1"}"#, FinishReason::IllegalMove, "1-1 is taken"),
+    ];
+    for (reply, reason, words) in cases {
+        let replay = play(
+            &MatchSettings::new(variant, 1),
+            &constant(reply),
+            builtin(variant, "random").as_ref(),
+        );
+        for game in &replay.games {
+            // Participant 0 is `constant`: X in game 0, O in game 1.
+            let constant_side = if game.index == 0 { Side::First } else { Side::Second };
+            assert_eq!(game.faulted, Some(constant_side), "{reply}: {:?}", game.detail);
+            assert_eq!(game.reason, reason, "{reply}");
+            assert!(
+                game.detail.as_deref().unwrap_or("").contains(words),
+                "{reply}: {:?}",
+                game.detail
+            );
+            assert_eq!(game.scores[constant_side.index()], 0);
+            assert_eq!(game.turns.last().and_then(|t| t.fault), Some(reason));
+        }
+        assert_eq!(replay.result.winner, Some(1));
+    }
+}
+
+fn native_settings() -> MatchSettings {
+    let mut settings = MatchSettings::new(Variant::Othello(Mode::Std), 5);
+    settings.budget = Budget {
+        turn_ms: 3_000,
+        bank_ms: 60_000,
+    };
+    settings
+}
+
+#[test]
+fn a_faulty_native_bot_loses_exactly_its_own_leg() {
+    let cases = [
+        ("crash", FinishReason::Crash),
+        ("hang", FinishReason::Timeout),
+        ("garbage", FinishReason::BadReply),
+        ("illegal", FinishReason::IllegalMove),
+        ("exit", FinishReason::Crash),
+        ("pass", FinishReason::IllegalMove),
+    ];
+    let threads: Vec<_> = cases
+        .into_iter()
+        .map(|(fault, reason)| {
+            std::thread::spawn(move || {
+                let settings = native_settings();
+                // Misbehaves only as black: participant 0 is black in leg 0.
+                let faulty = othello_bot(fault, "black");
+                let honest = othello_bot("none", "black");
+                let replay = play(&settings, &faulty, &honest);
+                let leg0 = &replay.games[0];
+                assert_eq!(leg0.reason, reason, "{fault}: {:?}", leg0.detail);
+                assert_eq!(leg0.faulted, Some(Side::First), "{fault}");
+                assert_eq!(leg0.scores, [0, 64], "{fault}: result_discs [loser, winner]");
+                let leg1 = &replay.games[1];
+                assert_eq!(leg1.reason, FinishReason::Discs, "{fault}: the other leg is played out");
+                assert_eq!(leg1.faulted, None);
+                assert!(!replay.reproducible, "native bots run on wall-clock time");
+                reason
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("case passed");
+    }
+}
+
+#[test]
+fn a_native_bot_that_cannot_start_loses_both_games() {
+    let missing = NativeCommand::parse("/nonexistent/bot --flag").expect("parses");
+    let variant = Variant::Othello(Mode::Std);
+    let replay = play(
+        &MatchSettings::new(variant, 1),
+        &missing,
+        builtin(variant, "random").as_ref(),
+    );
+    for game in &replay.games {
+        assert_eq!(game.reason, FinishReason::Crash);
+        assert!(
+            game.detail.as_deref().unwrap_or("").contains("cannot start"),
+            "{:?}",
+            game.detail
+        );
+    }
+    assert_eq!(replay.result.winner, Some(1));
+}
+
+#[test]
+fn an_honest_native_bot_plays_whole_legs_and_sees_its_history() {
+    let settings = native_settings();
+    let replay = play(
+        &settings,
+        &othello_bot("none", "black"),
+        builtin(settings.variant, "greedy").as_ref(),
+    );
+    for game in &replay.games {
+        assert_eq!(game.reason, FinishReason::Discs);
+        let native_side = if game.index == 0 { Side::First } else { Side::Second };
+        let native_turns: Vec<_> = game.turns.iter().filter(|t| t.side == native_side).collect();
+        assert!(native_turns.len() > 10);
+        assert!(native_turns.iter().all(|t| t.spent.us > 0 && t.spent.fuel.is_none()));
+    }
+}

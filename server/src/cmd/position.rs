@@ -1,0 +1,156 @@
+//! `arbiter position`: print the request a bot would receive, to make test
+//! positions.
+
+use anyhow::{Context, bail};
+use arbiter_games::othello::{self, Color, Move, Othello, PASS_NAMES, Position};
+use arbiter_games::tictactoe::{self, TicTacToe};
+use arbiter_games::{Game, RequestContext, Side, Variant};
+
+/// Prints the request JSON the side to move receives in a position, reached
+/// from the start (or the seeded opening) by a list of moves, or given as a
+/// board.
+#[derive(clap::Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  arbiter position othello                       # standard start, black to move\n",
+    "  arbiter position othello --moves 'f5 d6 c3'    # or f5d6c3, or 37,43,26; pass: -- or pass\n",
+    "  arbiter position othello:grand --seed 42       # after the 12-disc opening of seed 42\n",
+    "  arbiter position othello --board '[0,0,...]' --color 2\n",
+    "  arbiter position tictactoe --moves '1-1 0-0'",
+))]
+pub struct Args {
+    /// Game and mode, e.g. othello:reversi.
+    game: Variant,
+    /// Moves from the start (or from the seeded opening with --seed).
+    #[arg(long, conflicts_with = "board")]
+    moves: Option<String>,
+    /// A board as JSON: size² cells, 0 empty, 1 black, 2 white (Othello only).
+    #[arg(long, requires = "color")]
+    board: Option<String>,
+    /// The colour to move with --board: 1 (black) or 2 (white).
+    #[arg(long)]
+    color: Option<u8>,
+    /// Start from the opening a match with this seed plays (Othello).
+    #[arg(long, conflicts_with = "board")]
+    seed: Option<u64>,
+}
+
+/// Runs `arbiter position`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let budget = args.game.default_budget();
+    let context = RequestContext {
+        match_id: 0,
+        game_index: 0,
+        participants: [0, 1],
+        remaining_ms: budget.bank_ms,
+        budget_ms: budget.turn_ms,
+    };
+    let line = match args.game {
+        Variant::TicTacToe => tictactoe_request(&args, &context)?,
+        Variant::Othello(mode) => othello_request(&args, mode, &context)?,
+    };
+    println!("{line}");
+    Ok(())
+}
+
+fn othello_request(args: &Args, mode: othello::Mode, context: &RequestContext) -> anyhow::Result<String> {
+    let mut leg = if let Some(board) = &args.board {
+        let cells: Vec<u8> = serde_json::from_str(board).context("--board must be a JSON array of 0, 1 and 2")?;
+        let color = args
+            .color
+            .and_then(Color::from_code)
+            .context("--color must be 1 (black) or 2 (white)")?;
+        Othello::from_position(Position::from_board(mode, &cells, color, None).map_err(anyhow::Error::msg)?)
+    } else if let Some(seed) = args.seed {
+        Othello::new(mode, seed)
+    } else {
+        Othello::from_position(Position::start(mode))
+    };
+    let size = mode.board_size();
+    let moves = parse_othello_moves(args.moves.as_deref().unwrap_or(""), size)?;
+    for (n, mv) in moves.into_iter().enumerate() {
+        let side = leg.position().to_move().side();
+        if let Err(error) = leg.apply(&[(side, mv)], 0) {
+            bail!("move {} ({}) is illegal: {error}", n + 1, othello::move_name(mv, size));
+        }
+    }
+    if leg.position().is_over() {
+        bail!("the game is over: nobody is to move");
+    }
+    Ok(leg.request_for(context).to_line())
+}
+
+/// Reads moves written as names (`f5 d6`, `f5d6`), numbers (`37,43`) or passes.
+fn parse_othello_moves(text: &str, size: u8) -> anyhow::Result<Vec<Move>> {
+    let mut moves = Vec::new();
+    for token in text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+    {
+        if PASS_NAMES.iter().any(|p| token.eq_ignore_ascii_case(p)) || token == "-1" {
+            moves.push(Move::Pass);
+        } else if let Ok(number) = token.parse::<u8>() {
+            moves.push(Move::Place(number));
+        } else {
+            moves.extend(split_names(token, size)?);
+        }
+    }
+    Ok(moves)
+}
+
+/// Splits a transcript like `f5d6c3--e3` into moves.
+fn split_names(token: &str, size: u8) -> anyhow::Result<Vec<Move>> {
+    let mut moves = Vec::new();
+    let mut rest = token;
+    while !rest.is_empty() {
+        if let Some(tail) = rest.strip_prefix("--") {
+            moves.push(Move::Pass);
+            rest = tail;
+            continue;
+        }
+        let end = rest
+            .char_indices()
+            .skip(1)
+            .find(|(_, c)| !c.is_ascii_digit())
+            .map_or(rest.len(), |(i, _)| i);
+        let name = &rest[..end];
+        match othello::parse_square(name, size) {
+            Some(square) => moves.push(Move::Place(square)),
+            None => bail!("{name:?} is not a square name on the {size}x{size} board"),
+        }
+        rest = &rest[end..];
+    }
+    Ok(moves)
+}
+
+fn tictactoe_request(args: &Args, context: &RequestContext) -> anyhow::Result<String> {
+    if args.board.is_some() || args.seed.is_some() {
+        bail!("tictactoe takes only --moves (cells like 1-1)");
+    }
+    let mut game = TicTacToe::new();
+    game.apply(
+        &[
+            (Side::First, tictactoe::Action::Hello),
+            (Side::Second, tictactoe::Action::Hello),
+        ],
+        0,
+    )
+    .map_err(anyhow::Error::msg)?;
+    let text = args.moves.as_deref().unwrap_or("");
+    for (n, token) in text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .enumerate()
+    {
+        let cell = tictactoe::parse_cell(token)
+            .with_context(|| format!("move {} ({token:?}) is not a cell like 1-1", n + 1))?;
+        let side = game.position().to_move();
+        if let Err(error) = game.apply(&[(side, tictactoe::Action::Mark(cell))], 0) {
+            bail!("move {} ({token}) is illegal: {error}", n + 1);
+        }
+    }
+    match game.to_act().first() {
+        Some(&side) => Ok(game.request(side, context)),
+        None => bail!("the game is over: nobody is to move"),
+    }
+}

@@ -1,0 +1,43 @@
+//! `arbiter`: play bots against each other locally, inspect positions and
+//! replays, and (soon) run the ladder server.
+
+mod bots;
+mod cmd;
+mod stats;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Arbiter: a referee and ladder for game-playing bots.
+#[derive(Parser)]
+#[command(name = "arbiter", version, about, long_about = None, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Play(cmd::play::Args),
+    Position(cmd::position::Args),
+    Perft(cmd::perft::Args),
+    #[command(subcommand)]
+    Replay(cmd::replay::Command),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Play(args) => cmd::play::run(args),
+        Command::Position(args) => cmd::position::run(args),
+        Command::Perft(args) => cmd::perft::run(args),
+        Command::Replay(command) => cmd::replay::run(command),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("arbiter: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

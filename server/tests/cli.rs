@@ -1,0 +1,144 @@
+//! The `arbiter` command line, run as a user would.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn arbiter(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .output()
+        .expect("arbiter runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn every_subcommand_has_help_with_examples() {
+    for sub in [&["play"][..], &["position"], &["perft"], &["replay", "show"]] {
+        let mut args = sub.to_vec();
+        args.push("--help");
+        let output = arbiter(&args);
+        assert!(output.status.success(), "{sub:?}");
+        assert!(stdout(&output).contains("Example"), "{sub:?}: {}", stdout(&output));
+    }
+}
+
+#[test]
+fn perft_prints_the_leaf_count() {
+    let output = arbiter(&["perft", "othello", "6"]);
+    assert_eq!(stdout(&output).trim(), "8200");
+    let output = arbiter(&["perft", "tictactoe", "9"]);
+    assert_eq!(stdout(&output).trim(), "255168");
+}
+
+#[test]
+fn position_prints_the_request_after_moves() {
+    let output = arbiter(&["position", "othello", "--moves", "f5 d6"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let request: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("JSON");
+    assert_eq!(request["color"], 1);
+    assert_eq!(request["revision"], 2);
+    assert_eq!(request["history"][1]["move"], 43);
+    let same = arbiter(&["position", "othello", "--moves", "37,43"]);
+    assert_eq!(stdout(&same), stdout(&output), "numbers and names agree");
+}
+
+#[test]
+fn position_refuses_an_illegal_sequence_naming_the_move() {
+    let output = arbiter(&["position", "othello", "--moves", "f5 d6 a1"]);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("move 3 (a1) is illegal: a1 flips nothing"),
+        "{}",
+        stderr(&output)
+    );
+    let output = arbiter(&["position", "tictactoe", "--moves", "1-1 1-1"]);
+    assert!(
+        stderr(&output).contains("move 2 (1-1) is illegal"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn position_reads_a_board() {
+    let mut board = vec![0; 64];
+    board[27] = 2;
+    board[28] = 1;
+    board[35] = 1;
+    board[36] = 2;
+    let board = serde_json::to_string(&board).expect("json");
+    let output = arbiter(&["position", "othello", "--board", &board, "--color", "1"]);
+    let request: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("JSON");
+    assert_eq!(request["legal_moves"], serde_json::json!([19, 26, 37, 44]));
+}
+
+#[test]
+fn play_writes_replays_and_a_table_and_replay_show_reads_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("replays");
+    let output = arbiter(&[
+        "play",
+        "othello:grand",
+        "builtin:greedy",
+        "builtin:random",
+        "--matches",
+        "4",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = stdout(&output);
+    assert!(
+        table.contains("builtin:greedy") && table.contains("Elo difference"),
+        "{table}"
+    );
+    assert_eq!(std::fs::read_dir(&out).expect("replays written").count(), 4);
+    let shown = arbiter(&["replay", "show", out.join("match-0001.json").to_str().expect("utf-8")]);
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    assert!(stdout(&shown).contains("othello:grand"), "{}", stdout(&shown));
+}
+
+#[test]
+fn play_finishes_when_a_native_bot_crashes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../referee/tests/bots/othello_first.py");
+    let bot = format!("cmd:python3 {} crash white", script.display());
+    let output = arbiter(&[
+        "play",
+        "othello",
+        &bot,
+        "builtin:random",
+        "--matches",
+        "2",
+        "--out",
+        dir.path().to_str().expect("utf-8"),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = stdout(&output);
+    let faulty_line = table
+        .lines()
+        .find(|l| l.starts_with("python3"))
+        .expect("row for the native bot");
+    assert!(
+        faulty_line.trim_end().ends_with('2'),
+        "two faults (one white leg per match): {table}"
+    );
+}
+
+#[test]
+fn bad_arguments_get_a_clear_error() {
+    let output = arbiter(&["play", "chess", "builtin:random", "builtin:random"]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("unknown game"), "{}", stderr(&output));
+    let output = arbiter(&["play", "othello", "builtin:nobody", "builtin:random"]);
+    assert!(stderr(&output).contains("no built-in bot"), "{}", stderr(&output));
+    let output = arbiter(&["replay", "show", "/nonexistent.json"]);
+    assert!(stderr(&output).contains("cannot read"), "{}", stderr(&output));
+}
