@@ -41,7 +41,14 @@ pub fn parse_reply(line: &str, mode: Mode) -> Result<Move, ReplyError> {
     match value {
         serde_json::Value::Number(number) => {
             let cells = i64::from(size) * i64::from(size);
-            match number.as_i64() {
+            // JSON does not tell integers from floats: 19.0 and 1.9e1 are 19.
+            let whole = number.as_i64().or_else(|| {
+                number
+                    .as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 1e6)
+                    .map(|f| f as i64)
+            });
+            match whole {
                 Some(-1) => Ok(Move::Pass),
                 Some(n) if (0..cells).contains(&n) => Ok(Move::Place(n as Square)),
                 _ => Err(ReplyError::NotASquare {
