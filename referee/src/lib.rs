@@ -8,14 +8,14 @@
 //! turns every bot fault into the loss of that bot's own game.
 //!
 //! ```
-//! use arbiter_referee::{MatchSettings, builtin, play_match};
-//! use arbiter_games::Variant;
+//! use arbiter_referee::{GameSetup, InProcess, MatchSettings, play_match};
 //!
+//! // A bot that always passes: it loses both legs as `illegal_move`.
+//! let passer = InProcess::new("passer", |_: &GameSetup| Box::new(|_: &str| r#"{"move":"pass"}"#.to_string()));
 //! let settings = MatchSettings::new("othello:std".parse().unwrap(), 7);
-//! let a = builtin::entrant(settings.variant, "greedy").unwrap();
-//! let b = builtin::entrant(settings.variant, "random").unwrap();
-//! let played = play_match(&settings, [a.as_ref(), b.as_ref()]).unwrap();
+//! let played = play_match(&settings, [&passer, &passer]).unwrap();
 //! assert_eq!(played.replay.games.len(), 2);
+//! assert_eq!(played.replay.games[0].reason.as_str(), "illegal_move");
 //! ```
 //!
 //! # Guarantees
@@ -28,14 +28,15 @@
 //!   settings and seed give the same replay, byte for byte.
 #![deny(missing_docs)]
 
-pub mod builtin;
 mod in_process;
 pub mod native;
 pub mod player;
 mod referee;
 pub mod replay;
+pub mod wasm;
 
 pub use in_process::InProcess;
 pub use player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, Spent, TurnError};
 pub use referee::{HostError, MatchSettings, PlayedMatch, play_match};
 pub use replay::Replay;
+pub use wasm::WasmBot;

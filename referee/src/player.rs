@@ -30,6 +30,11 @@ pub enum Fault {
     /// long, asked for input without replying, ...). The text says what.
     #[error("bad reply: {0}")]
     BadReply(String),
+    /// The host failed during the turn (for example it had no instance slot
+    /// to restart a bot). Not the bot's fault: the referee abandons the
+    /// match unscored.
+    #[error("host failure: {0}")]
+    Host(String),
 }
 
 /// A turn that ended in a fault, with the time spent before it.

@@ -131,6 +131,8 @@ fn reason_of(fault: &Fault) -> FinishReason {
         Fault::Timeout => FinishReason::Timeout,
         Fault::Crash(_) => FinishReason::Crash,
         Fault::BadReply(_) => FinishReason::BadReply,
+        // Never scored: `play_game` returns a host error first.
+        Fault::Host(_) => FinishReason::Crash,
     }
 }
 
@@ -163,6 +165,7 @@ fn play_game<G: Game>(
         match entrants[usize::from(sides[side.index()])].spawn(&setup) {
             Ok(player) => players[side.index()] = Some(player),
             Err(SpawnError::Host(message)) => return Err(host(message)),
+            Err(SpawnError::Bot(Fault::Host(message))) => return Err(host(message)),
             Err(SpawnError::Bot(fault)) => {
                 if forfeit.is_none() {
                     forfeit = Some(Forfeit {
@@ -206,6 +209,10 @@ fn play_game<G: Game>(
             let (reply, spent, fault) = match player.turn(&request, limit_us) {
                 Ok(answer) if answer.spent.us > limit_us => (Some(answer.line), answer.spent, Some(Fault::Timeout)),
                 Ok(answer) => (Some(answer.line), answer.spent, None),
+                Err(TurnError {
+                    fault: Fault::Host(message),
+                    ..
+                }) => return Err(host(message)),
                 Err(TurnError { fault, spent }) => (None, spent, Some(fault)),
             };
             bank_us[side.index()] = remaining_us.saturating_sub(spent.us);

@@ -4,7 +4,8 @@ use arbiter_games::othello::Mode;
 use arbiter_games::{Budget, FinishReason, Side, Variant};
 use arbiter_referee::native::NativeCommand;
 use arbiter_referee::replay::Replay;
-use arbiter_referee::{Entrant, GameSetup, InProcess, MatchSettings, builtin, play_match};
+use arbiter_referee::wasm::bot_seed;
+use arbiter_referee::{Entrant, GameSetup, InProcess, MatchSettings, play_match};
 use std::sync::Arc;
 
 fn othello_bot(fault: &str, colour: &str) -> NativeCommand {
@@ -16,8 +17,13 @@ fn play(settings: &MatchSettings, a: &dyn Entrant, b: &dyn Entrant) -> Replay {
     play_match(settings, [a, b]).expect("no host failure").replay
 }
 
-fn builtin(variant: Variant, name: &str) -> Arc<InProcess> {
-    builtin::entrant(variant, name).expect("builtin exists")
+/// A house bot run in-process: `random`, `greedy` or `perfect` for the game.
+fn builtin(variant: Variant, strength: &str) -> Arc<InProcess> {
+    let name = format!("{}-{strength}", variant.game());
+    Arc::new(InProcess::new(name.clone(), move |setup: &GameSetup| {
+        let rng = arbiter_sdk::Rng::seeded(bot_seed(setup.seed, setup.game_index, setup.side));
+        arbiter_bots::answerer(&name, rng).expect("house bot exists")
+    }))
 }
 
 #[test]

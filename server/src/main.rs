@@ -2,7 +2,9 @@
 //! replays, and (soon) run the ladder server.
 
 mod bots;
+mod check;
 mod cmd;
+mod sandbox;
 mod stats;
 
 use clap::{Parser, Subcommand};
@@ -19,16 +21,30 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Play(cmd::play::Args),
+    Check(cmd::check::Args),
+    Bots(cmd::bots::Args),
     Position(cmd::position::Args),
     Perft(cmd::perft::Args),
     #[command(subcommand)]
     Replay(cmd::replay::Command),
+    /// Compiles one module for the sandbox (run by the sandbox itself).
+    #[command(name = sandbox::COMPILE_SUBCOMMAND, hide = true)]
+    CompileModule,
 }
 
 fn main() -> ExitCode {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|arg| arg == sandbox::COMPILE_SUBCOMMAND)
+    {
+        return arbiter_sandbox::compiler_child_main();
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Play(args) => cmd::play::run(args),
+        Command::Check(args) => cmd::check::run(args),
+        Command::Bots(args) => cmd::bots::run(args),
+        Command::CompileModule => return arbiter_sandbox::compiler_child_main(),
         Command::Position(args) => cmd::position::run(args),
         Command::Perft(args) => cmd::perft::run(args),
         Command::Replay(command) => cmd::replay::run(command),

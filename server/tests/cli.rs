@@ -86,8 +86,8 @@ fn play_writes_replays_and_a_table_and_replay_show_reads_them() {
     let output = arbiter(&[
         "play",
         "othello:grand",
-        "builtin:greedy",
-        "builtin:random",
+        "builtin:othello-greedy",
+        "builtin:othello-random",
         "--matches",
         "4",
         "--out",
@@ -96,7 +96,7 @@ fn play_writes_replays_and_a_table_and_replay_show_reads_them() {
     assert!(output.status.success(), "{}", stderr(&output));
     let table = stdout(&output);
     assert!(
-        table.contains("builtin:greedy") && table.contains("Elo difference"),
+        table.contains("builtin:othello-greedy") && table.contains("Elo difference"),
         "{table}"
     );
     assert_eq!(std::fs::read_dir(&out).expect("replays written").count(), 4);
@@ -114,7 +114,7 @@ fn play_finishes_when_a_native_bot_crashes() {
         "play",
         "othello",
         &bot,
-        "builtin:random",
+        "builtin:othello-random",
         "--matches",
         "2",
         "--out",
@@ -134,11 +134,11 @@ fn play_finishes_when_a_native_bot_crashes() {
 
 #[test]
 fn bad_arguments_get_a_clear_error() {
-    let output = arbiter(&["play", "chess", "builtin:random", "builtin:random"]);
+    let output = arbiter(&["play", "chess", "builtin:othello-random", "builtin:othello-random"]);
     assert!(!output.status.success());
     assert!(stderr(&output).contains("unknown game"), "{}", stderr(&output));
-    let output = arbiter(&["play", "othello", "builtin:nobody", "builtin:random"]);
-    assert!(stderr(&output).contains("no built-in bot"), "{}", stderr(&output));
+    let output = arbiter(&["play", "othello", "builtin:nobody", "builtin:othello-random"]);
+    assert!(stderr(&output).contains("no house bot"), "{}", stderr(&output));
     let output = arbiter(&["replay", "show", "/nonexistent.json"]);
     assert!(stderr(&output).contains("cannot read"), "{}", stderr(&output));
 }

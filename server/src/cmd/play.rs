@@ -15,11 +15,14 @@ use std::sync::{Arc, Mutex};
 #[derive(clap::Args)]
 #[command(after_help = concat!(
     "Examples:\n",
-    "  arbiter play othello builtin:greedy builtin:random --matches 20\n",
-    "  arbiter play othello:anti cmd:'python3 my_bot.py' builtin:random --seed 7 --out replays\n",
-    "  arbiter play tictactoe builtin:perfect builtin:random\n\n",
+    "  arbiter play othello builtin:othello-greedy builtin:othello-random --matches 20\n",
+    "  arbiter play othello:anti cmd:'python3 my_bot.py' builtin:othello-random --seed 7 --out replays\n",
+    "  arbiter play tictactoe builtin:tictactoe-perfect house:tictactoe-random\n",
+    "  arbiter play othello:grand house:othello-ab-medium my_bot.wasm\n\n",
     "A BOT is one of:\n",
-    "  builtin:NAME          an in-process built-in bot (tictactoe: random, perfect; othello: random, greedy)\n",
+    "  house:NAME            a house bot, sandboxed (list them with `arbiter bots`)\n",
+    "  PATH.wasm             a WebAssembly bot, sandboxed under the fuel clock\n",
+    "  builtin:NAME          a house bot run in-process, natively (fast, for trying things out)\n",
     "  cmd:'COMMAND ARGS'    a native process speaking the JSON-lines protocol (wall-clock time, not reproducible)",
 ))]
 pub struct Args {
@@ -101,6 +104,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 fn play_one(args: &Args, entrants: &[Arc<dyn Entrant>; 2], i: u32) -> anyhow::Result<PlayedMatch> {
     let mut settings = MatchSettings::new(args.game, args.seed.wrapping_add(u64::from(i)));
     settings.match_id = u64::from(i) + 1;
+    if entrants.iter().any(|e| e.info().kind == "wasm") {
+        settings.fuel_per_ms = Some(crate::sandbox::shared()?.config().fuel_per_ms);
+    }
     let played = play_match(&settings, [entrants[0].as_ref(), entrants[1].as_ref()])
         .with_context(|| format!("match {} could not be played", i + 1))?;
     let path = args.out.join(format!("match-{:04}.json", i + 1));

@@ -1,0 +1,111 @@
+//! Builds every binary of `bots/` for `wasm32-wasip1` and writes
+//! `$OUT_DIR/house.rs`, which embeds each module with `include_bytes!`.
+//!
+//! The bots are built by a nested `cargo build` in their own target folder
+//! (the outer build holds the lock on the main one), the way wasmtime builds
+//! its test programs. The wasm target is added with rustup when missing,
+//! since rustup does not add the targets of `rust-toolchain.toml` to a
+//! toolchain that is already installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const TARGET: &str = "wasm32-wasip1";
+const PROFILE: &str = "house-bots";
+
+fn main() {
+    let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let root = manifest_dir
+        .parent()
+        .expect("house/ sits in the workspace")
+        .to_path_buf();
+    for watched in ["bots", "sdk", "games/src", "Cargo.lock"] {
+        println!("cargo:rerun-if-changed={}", root.join(watched).display());
+    }
+    let bins = bot_names(&root.join("bots/src/bin"));
+    ensure_target();
+
+    let target_dir = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir).join("house-bots"),
+        None => root.join("target/house-bots"),
+    };
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(&root)
+        .args([
+            "build",
+            "--locked",
+            "-p",
+            "arbiter-bots",
+            "--bins",
+            "--target",
+            TARGET,
+            "--profile",
+            PROFILE,
+        ])
+        .arg("--target-dir")
+        .arg(&target_dir);
+    // Settings of the outer build (clippy's wrapper, coverage or sanitizer
+    // flags) do not belong in the bots' build.
+    for var in [
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTFLAGS",
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_BUILD_RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+        "CARGO_MAKEFLAGS",
+        "CARGO_BUILD_TARGET",
+    ] {
+        command.env_remove(var);
+    }
+    let status = command.status().expect("cargo runs");
+    assert!(status.success(), "building the house bots for {TARGET} failed");
+
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let mut code = String::from("/// Every house bot, in name order.\npub const ALL: &[HouseBot] = &[\n");
+    for name in &bins {
+        let wasm = target_dir.join(TARGET).join(PROFILE).join(format!("{name}.wasm"));
+        assert!(wasm.exists(), "{} was not built", wasm.display());
+        println!("cargo:rerun-if-changed={}", wasm.display());
+        code.push_str(&format!(
+            "    HouseBot {{ name: {name:?}, wasm: include_bytes!({path:?}) }},\n",
+            path = wasm.display().to_string()
+        ));
+    }
+    code.push_str("];\n");
+    std::fs::write(out_dir.join("house.rs"), code).expect("OUT_DIR is writable");
+}
+
+/// The bots' binary names: one file per bot in `bots/src/bin/`.
+fn bot_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("bots/src/bin exists")
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            (path.extension()? == "rs").then(|| path.file_stem()?.to_str().map(str::to_string))?
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Adds the wasm target with rustup when the toolchain lacks it.
+fn ensure_target() {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let sysroot = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| PathBuf::from(s.trim()));
+    let installed = sysroot.is_some_and(|root| root.join("lib/rustlib").join(TARGET).exists());
+    if !installed {
+        let status = Command::new("rustup").args(["target", "add", TARGET]).status();
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "the {TARGET} target is missing and `rustup target add {TARGET}` failed"
+        );
+    }
+}

@@ -1,0 +1,245 @@
+//! Compiling untrusted modules in a child process with time and memory
+//! limits, and the on-disk artifact cache.
+//!
+//! Child protocol: the module arrives on stdin; the environment carries
+//! [`ENV_OUTPUT`] (where to write the artifact), [`ENV_SETTINGS`] (codegen
+//! settings, so the child builds the parent's engine) and [`ENV_MEMORY`] (the
+//! address-space limit the child sets on itself before reading anything) and
+//! [`ENV_CPU`] (a CPU-time limit, in case the parent dies before killing it).
+//! Exit code 0 means the artifact is written; [`EXIT_REJECTED`] means the
+//! compiler refused the module (the reason is on stderr).
+
+use std::hash::Hasher;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use crate::config::{CodegenSettings, CompilerCommand, engine_config};
+use crate::error::ModuleError;
+
+const ENV_OUTPUT: &str = "ARBITER_COMPILE_OUTPUT";
+const ENV_SETTINGS: &str = "ARBITER_COMPILE_SETTINGS";
+const ENV_MEMORY: &str = "ARBITER_COMPILE_MEMORY";
+const ENV_CPU: &str = "ARBITER_COMPILE_CPU_SECS";
+const EXIT_REJECTED: u8 = 2;
+const EXIT_HOST: u8 = 3;
+const EXIT_OOM_MARKER: &str = "memory allocation of";
+/// Largest input the child accepts (the parent checks the configured limit).
+const CHILD_MAX_INPUT: u64 = 256 * 1024 * 1024;
+/// stderr kept from the child.
+const CHILD_STDERR_KEEP: u64 = 16 * 1024;
+
+/// Lowercase hex SHA-256 of `bytes`.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest.iter() {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// A [`Hasher`] feeding SHA-256, for a stable digest of wasmtime's
+/// `precompile_compatibility_hash` (std's `DefaultHasher` may change between
+/// Rust releases).
+struct ShaHasher(Sha256);
+
+impl Hasher for ShaHasher {
+    fn finish(&self) -> u64 {
+        0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+}
+
+/// First 16 hex digits of a stable digest of the engine's compatibility hash.
+pub(crate) fn engine_compat_hex(engine: &wasmtime::Engine) -> String {
+    let mut h = ShaHasher(Sha256::new());
+    std::hash::Hash::hash(&engine.precompile_compatibility_hash(), &mut h);
+    let digest = h.0.finalize();
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Entry point of the compiler child process.
+///
+/// Call it from `main` of a dedicated binary (`arbiter-compile`) or of a
+/// hidden subcommand, named by [`SandboxConfig::compiler`]. It sets its own
+/// address-space limit, reads a module on stdin, compiles it with the
+/// sandbox's engine settings and writes the artifact to the path the parent
+/// gave. It is not meant to be run by hand.
+///
+/// [`SandboxConfig::compiler`]: crate::SandboxConfig::compiler
+pub fn compiler_child_main() -> ExitCode {
+    match child() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, msg)) => {
+            eprintln!("{msg}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn child() -> Result<(), (u8, String)> {
+    let host = |m: String| (EXIT_HOST, m);
+    let var = |name: &str| std::env::var(name).map_err(|_| host(format!("{name} is not set")));
+    let output = PathBuf::from(var(ENV_OUTPUT)?);
+    let settings = CodegenSettings::from_env(&var(ENV_SETTINGS)?)
+        .ok_or_else(|| host(format!("{ENV_SETTINGS} is malformed")))?;
+    let memory: u64 = var(ENV_MEMORY)?
+        .parse()
+        .map_err(|_| host(format!("{ENV_MEMORY} is malformed")))?;
+    let cpu: u64 = var(ENV_CPU)?
+        .parse()
+        .map_err(|_| host(format!("{ENV_CPU} is malformed")))?;
+    rlimit::setrlimit(rlimit::Resource::AS, memory, memory)
+        .map_err(|e| host(format!("cannot set the memory limit: {e}")))?;
+    rlimit::setrlimit(rlimit::Resource::CPU, cpu, cpu)
+        .map_err(|e| host(format!("cannot set the CPU limit: {e}")))?;
+
+    let mut wasm = Vec::new();
+    std::io::stdin()
+        .take(CHILD_MAX_INPUT)
+        .read_to_end(&mut wasm)
+        .map_err(|e| host(format!("cannot read the module: {e}")))?;
+    let engine = wasmtime::Engine::new(&engine_config(settings))
+        .map_err(|e| host(format!("cannot build the engine: {e:#}")))?;
+    let artifact = engine
+        .precompile_module(&wasm)
+        .map_err(|e| (EXIT_REJECTED, format!("{e:#}")))?;
+    std::fs::write(&output, artifact)
+        .map_err(|e| host(format!("cannot write {}: {e}", output.display())))?;
+    Ok(())
+}
+
+/// Limits of one compilation.
+pub(crate) struct CompileLimits {
+    pub(crate) timeout: Duration,
+    pub(crate) memory_bytes: u64,
+    pub(crate) settings: CodegenSettings,
+}
+
+/// Compiles `wasm` in a child process and writes the artifact to `dest`
+/// (atomically: a temporary file in the same directory, then a rename).
+pub(crate) fn compile_in_child(
+    command: &CompilerCommand,
+    limits: &CompileLimits,
+    wasm: &[u8],
+    dest: &Path,
+) -> Result<(), ModuleError> {
+    let dir = dest
+        .parent()
+        .ok_or_else(|| ModuleError::Host(format!("{} has no parent directory", dest.display())))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".compiling-")
+        .tempfile_in(dir)
+        .map_err(|e| ModuleError::Host(format!("cannot create a file in {}: {e}", dir.display())))?;
+    let tmp_path = tmp.path().to_path_buf();
+
+    let mut child = Command::new(&command.program)
+        .args(&command.args)
+        .env(ENV_OUTPUT, &tmp_path)
+        .env(ENV_SETTINGS, limits.settings.to_env())
+        .env(ENV_MEMORY, limits.memory_bytes.to_string())
+        .env(ENV_CPU, (limits.timeout.as_secs() + 2).to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            ModuleError::Host(format!(
+                "cannot start the compiler {}: {e}",
+                command.program.display()
+            ))
+        })?;
+
+    let stdin = child.stdin.take();
+    let stderr = child.stderr.take();
+    let started = Instant::now();
+    let outcome = std::thread::scope(|s| {
+        s.spawn(move || {
+            if let Some(mut stdin) = stdin {
+                // A child that dies early closes the pipe; its exit status
+                // tells why.
+                let _ = stdin.write_all(wasm);
+            }
+        });
+        let err_reader = s.spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(stderr) = stderr {
+                let mut limited = stderr.take(CHILD_STDERR_KEEP);
+                let _ = limited.read_to_end(&mut buf);
+                // Drain the rest so the child never blocks on a full pipe.
+                let _ = std::io::copy(&mut limited.into_inner(), &mut std::io::sink());
+            }
+            buf
+        });
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Ok(status),
+                Ok(None) if started.elapsed() >= limits.timeout => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break Err(ModuleError::CompileTimeout {
+                        secs: limits.timeout.as_secs_f64().ceil() as u64,
+                    });
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break Err(ModuleError::Host(format!("cannot wait for the compiler: {e}")));
+                }
+            }
+        };
+        let err = err_reader.join().unwrap_or_default();
+        status.map(|st| (st, String::from_utf8_lossy(&err).trim().to_string()))
+    });
+    let (status, err) = outcome?;
+
+    if status.success() {
+        tmp.persist(dest)
+            .map_err(|e| ModuleError::Host(format!("cannot store {}: {e}", dest.display())))?;
+        return Ok(());
+    }
+    // Under RLIMIT_AS an allocation failure aborts (with a message) and a
+    // failed stack or guard mapping shows up as SIGSEGV or SIGBUS.
+    #[cfg(unix)]
+    let oom_signal = {
+        use std::os::unix::process::ExitStatusExt;
+        matches!(status.signal(), Some(6 | 7 | 11))
+    };
+    #[cfg(not(unix))]
+    let oom_signal = false;
+    if err.contains(EXIT_OOM_MARKER) || oom_signal {
+        return Err(ModuleError::CompileOutOfMemory {
+            mib: limits.memory_bytes / (1024 * 1024),
+        });
+    }
+    match status.code() {
+        Some(c) if c == i32::from(EXIT_REJECTED) => Err(ModuleError::CompileFailed(err)),
+        _ => Err(ModuleError::Host(format!(
+            "the compiler {} failed ({status}): {err}",
+            command.program.display()
+        ))),
+    }
+}
+
+/// Loads an artifact this sandbox wrote.
+#[allow(unsafe_code, reason = "loading our own compiled artifacts needs Module::deserialize_file")]
+pub(crate) fn load_artifact(
+    engine: &wasmtime::Engine,
+    path: &Path,
+) -> wasmtime::Result<wasmtime::Module> {
+    // SAFETY: `deserialize_file` trusts its input to be an artifact produced
+    // by wasmtime with compatible settings. Files in the cache directory are
+    // written only by `compile_in_child` (our own compiler, run with the
+    // settings of this engine, renamed into place only after it succeeded),
+    // are named after the engine's compatibility hash, and the directory is
+    // documented as writable by the sandbox alone. wasmtime additionally
+    // checks the artifact's header and engine compatibility.
+    unsafe { wasmtime::Module::deserialize_file(engine, path) }
+}

@@ -1,0 +1,250 @@
+//! Every limit the sandbox enforces, with its default and the reason for it,
+//! and the wasmtime configuration derived from them.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Fuel per virtual millisecond, unless configured otherwise.
+///
+/// Measured on a current server core, JSON-heavy bot code burns 8–12 million
+/// fuel per real millisecond, so one virtual millisecond is about one real
+/// one. It is part of a match record: replaying a match needs the same value.
+pub const DEFAULT_FUEL_PER_MS: u64 = 10_000_000;
+
+const KIB: usize = 1024;
+const MIB: usize = 1024 * KIB;
+
+/// Limits and settings of a [`Sandbox`](crate::Sandbox).
+///
+/// `SandboxConfig::default()` gives the limits of the bot contract
+/// (`spec/protocol.md`); a game may lower or raise them.
+#[derive(Clone, Debug)]
+pub struct SandboxConfig {
+    /// Fuel (about one WebAssembly instruction each) that makes one virtual
+    /// millisecond of the bot's clock.
+    ///
+    /// Default [`DEFAULT_FUEL_PER_MS`]. Budgets are counted in fuel because
+    /// wall-clock time on a shared machine is noisy and not reproducible.
+    pub fuel_per_ms: u64,
+    /// Largest amount of fuel a bot may run before the host looks at its
+    /// budget again when it makes no host call.
+    ///
+    /// Default 1 000 000 (0.1 virtual ms). A bot that computes without
+    /// calling the host is stopped for a timeout at most this much fuel after
+    /// its budget ran out (the overshoot is charged to its next turn). Smaller
+    /// is more precise and costs more task switches.
+    pub timeout_granularity_fuel: u64,
+    /// Linear memory per instance, in bytes.
+    ///
+    /// Default 256 MiB. Beyond it `memory.grow` fails (returns -1), so one bot
+    /// cannot take the machine's memory from the others.
+    pub max_memory_bytes: usize,
+    /// Elements per table.
+    ///
+    /// Default 100 000. Beyond it `table.grow` fails; tables are host memory too.
+    pub max_table_elements: usize,
+    /// WebAssembly stack, in bytes.
+    ///
+    /// Default 1 MiB. Deeper recursion traps as a stack overflow (a crash)
+    /// instead of exhausting the host thread's stack.
+    pub max_wasm_stack: usize,
+    /// Longest reply line, in bytes, without its newline.
+    ///
+    /// Default 64 KiB. A bot that writes more without a newline gets a
+    /// `bad_reply`, so an output flood cannot fill the host's memory.
+    pub max_reply_bytes: usize,
+    /// stderr kept per [`BotInstance`](crate::BotInstance) (per game and
+    /// side), in bytes.
+    ///
+    /// Default 64 KiB. The rest is dropped (but still charged) and a marker
+    /// line says so; logs are for the bot author, not a storage channel.
+    pub max_stderr_bytes: usize,
+    /// Largest module accepted, in bytes.
+    ///
+    /// Default 16 MiB: real bots are well below it, and every byte is parsed,
+    /// validated, compiled and stored.
+    pub max_module_bytes: usize,
+    /// Largest function body accepted, in bytes.
+    ///
+    /// Default 1 MiB. Optimising compilers can take time worse than linear in
+    /// the size of one function; crafted huge bodies are refused before
+    /// compiling (the compile time limit is the second line of defence).
+    pub max_function_body_bytes: usize,
+    /// Fuel charged for every host call, on top of the work it does.
+    ///
+    /// Default 1 000 (0.1 virtual µs), about what a call costs the host, so
+    /// no bot gets free work through the host.
+    pub host_call_fuel: u64,
+    /// Fuel charged per byte a host call moves in or out of the bot's memory.
+    ///
+    /// Default 1, for the same reason as [`Self::host_call_fuel`].
+    pub host_byte_fuel: u64,
+    /// The wall-clock backstop allows this many times a turn's budget
+    /// (converted to real time with [`Self::fuel_per_ms`]), plus
+    /// [`Self::backstop_grace`].
+    ///
+    /// Default 5. It stops a bot that stalls the host in a way fuel does not
+    /// see; such a stop is a crash and makes a match irreproducible.
+    pub backstop_factor: u32,
+    /// Extra real time the backstop allows every turn.
+    ///
+    /// Default 1 s, so small budgets are not hit by scheduling noise.
+    pub backstop_grace: Duration,
+    /// How often the backstop looks at the clock.
+    ///
+    /// Default 10 ms. A running bot is checked at most this often; smaller
+    /// is more precise and wakes the host more often.
+    pub epoch_tick: Duration,
+    /// Wall-clock limit for compiling one module in the child process.
+    ///
+    /// Default 30 s. Crafted modules can make an optimising compiler run for
+    /// minutes; the child is killed at this limit.
+    pub compile_timeout: Duration,
+    /// Address-space limit (`RLIMIT_AS`) of the compiler child, in bytes.
+    ///
+    /// Default 2 GiB. A crafted module can make the compiler allocate without
+    /// bound; the child fails instead of the host.
+    pub compile_memory_bytes: u64,
+    /// Where compiled artifacts are kept, named by the module's SHA-256 and
+    /// the engine's compatibility hash.
+    ///
+    /// Default `None`: a private temporary directory removed when the
+    /// [`Sandbox`](crate::Sandbox) is dropped. Only the sandbox may write
+    /// there: artifacts are loaded as trusted native code.
+    pub cache_dir: Option<PathBuf>,
+    /// Compiled modules kept in memory.
+    ///
+    /// Default 256. Beyond it the oldest entry is forgotten (its artifact
+    /// stays on disk).
+    pub memory_cache_entries: usize,
+    /// Instances that can exist at the same time (pooling allocator slots).
+    ///
+    /// Default 64. Each slot reserves (but does not commit) about 4 GiB of
+    /// virtual address space for its linear memory plus its stack and table;
+    /// a [`BotInstance`](crate::BotInstance) holds one slot while it lives.
+    pub instance_slots: u32,
+    /// How to start the compiler child process.
+    ///
+    /// Default [`CompilerCommand::sibling`]: the `arbiter-compile` executable
+    /// next to the current one.
+    pub compiler: CompilerCommand,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            fuel_per_ms: DEFAULT_FUEL_PER_MS,
+            timeout_granularity_fuel: 1_000_000,
+            max_memory_bytes: 256 * MIB,
+            max_table_elements: 100_000,
+            max_wasm_stack: MIB,
+            max_reply_bytes: 64 * KIB,
+            max_stderr_bytes: 64 * KIB,
+            max_module_bytes: 16 * MIB,
+            max_function_body_bytes: MIB,
+            host_call_fuel: 1_000,
+            host_byte_fuel: 1,
+            backstop_factor: 5,
+            backstop_grace: Duration::from_secs(1),
+            epoch_tick: Duration::from_millis(10),
+            compile_timeout: Duration::from_secs(30),
+            compile_memory_bytes: 2 * 1024 * MIB as u64,
+            cache_dir: None,
+            memory_cache_entries: 256,
+            instance_slots: 64,
+            compiler: CompilerCommand::sibling(),
+        }
+    }
+}
+
+/// The command that runs [`compiler_child_main`](crate::compiler_child_main)
+/// in a child process.
+///
+/// The child reads the module on stdin; its settings and output path come in
+/// environment variables, so `args` can hold e.g. a hidden subcommand of a
+/// bigger binary that then calls `compiler_child_main`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompilerCommand {
+    /// Executable to run.
+    pub program: PathBuf,
+    /// Arguments passed to it.
+    pub args: Vec<OsString>,
+}
+
+impl CompilerCommand {
+    /// The `arbiter-compile` executable in the directory of the current
+    /// executable, or in its parent directory (where Cargo puts binaries when
+    /// the current executable is a test in `deps/`).
+    pub fn sibling() -> Self {
+        let name = format!("arbiter-compile{}", std::env::consts::EXE_SUFFIX);
+        let exe = std::env::current_exe().ok();
+        let dir = exe.as_deref().and_then(|e| e.parent());
+        let program = dir
+            .into_iter()
+            .flat_map(|d| [Some(d), d.parent()])
+            .flatten()
+            .map(|d| d.join(&name))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| PathBuf::from(&name));
+        CompilerCommand {
+            program,
+            args: Vec::new(),
+        }
+    }
+
+    /// A command running `program` with `args`.
+    pub fn new(program: impl Into<PathBuf>, args: impl IntoIterator<Item = impl Into<OsString>>) -> Self {
+        CompilerCommand {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// Settings that change generated code: the parent and the compiler child
+/// must build identical engines from them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CodegenSettings {
+    pub(crate) max_wasm_stack: usize,
+}
+
+impl CodegenSettings {
+    pub(crate) fn to_env(self) -> String {
+        format!("max_wasm_stack={}", self.max_wasm_stack)
+    }
+
+    pub(crate) fn from_env(s: &str) -> Option<Self> {
+        let mut max_wasm_stack = None;
+        for part in s.split(',') {
+            let (k, v) = part.split_once('=')?;
+            match k {
+                "max_wasm_stack" => max_wasm_stack = v.parse().ok(),
+                _ => return None,
+            }
+        }
+        Some(CodegenSettings {
+            max_wasm_stack: max_wasm_stack?,
+        })
+    }
+}
+
+/// The wasmtime configuration shared by the parent (which adds the pooling
+/// allocator) and the compiler child.
+pub(crate) fn engine_config(s: CodegenSettings) -> wasmtime::Config {
+    let mut c = wasmtime::Config::new();
+    c.consume_fuel(true)
+        .epoch_interruption(true)
+        .cranelift_nan_canonicalization(true)
+        .wasm_relaxed_simd(false)
+        .relaxed_simd_deterministic(true)
+        .wasm_multi_memory(false)
+        .wasm_memory64(false)
+        .wasm_custom_page_sizes(false)
+        .max_wasm_stack(s.max_wasm_stack)
+        // Host calls run on the same fiber stack as the wasm code; give them
+        // room beyond the wasm stack limit.
+        .async_stack_size(s.max_wasm_stack + MIB)
+        .cranelift_opt_level(wasmtime::OptLevel::Speed);
+    c
+}

@@ -1,0 +1,322 @@
+//! [`BotInstance`]: one bot for one game, driven turn by turn.
+//!
+//! The bot's `_start` runs as a future that owns its store. `turn` polls it
+//! with a no-op waker: the future returns `Pending` when the bot has replied
+//! (it is paused inside `fd_write`), when a host call found the budget gone,
+//! or when a chunk of fuel is used up (see [`crate::io`]).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use wasmtime::{Store, Trap, UpdateDeadline};
+
+use crate::error::{CrashReason, FaultKind, SandboxError, TrapKind, TurnFault};
+use crate::io::{Event, FUEL_TANK, Io, Params, lock};
+use crate::wasi::{Abort, Exit, Host, Limiter, tank_left};
+use crate::{BotModule, Shared};
+
+type Run = Pin<Box<dyn Future<Output = (Store<Host>, wasmtime::Result<()>)> + Send>>;
+
+/// A reply line and what it cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnReply {
+    /// The line as the bot wrote it, without its `\n`. Bytes are passed
+    /// through unchanged (UTF-8 is the referee's business).
+    pub line: Vec<u8>,
+    /// Fuel charged to this turn: work since the previous reply (or since
+    /// the start), host-call charges and sleeps included.
+    pub fuel_used: u64,
+}
+
+/// One bot for one game: the wasm instance (restarted when the bot exits
+/// after replying), its stdin/stdout, its clock, random stream and stderr.
+///
+/// `Send`: a game may move between threads between turns.
+pub struct BotInstance {
+    shared: Arc<Shared>,
+    module: BotModule,
+    params: Arc<Params>,
+    io: Arc<Mutex<Io>>,
+    run: Option<Run>,
+    stderr: Vec<u8>,
+}
+
+impl std::fmt::Debug for BotInstance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BotInstance")
+            .field("module", &self.module.sha256())
+            .field("running", &self.run.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a run of `_start` ended.
+enum Ended {
+    Exit(i32),
+    Fault(FaultKind),
+}
+
+impl BotInstance {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        module: BotModule,
+        params: Arc<Params>,
+        io: Arc<Mutex<Io>>,
+    ) -> Result<BotInstance, SandboxError> {
+        let mut bot = BotInstance {
+            shared,
+            module,
+            params,
+            io,
+            run: None,
+            stderr: Vec::new(),
+        };
+        bot.run = Some(bot.start()?);
+        Ok(bot)
+    }
+
+    /// Creates a store and an instance and returns the future running
+    /// `_start`. No wasm code runs here (start sections are refused).
+    fn start(&self) -> Result<Run, SandboxError> {
+        let p = &self.params;
+        let host = Host {
+            io: self.io.clone(),
+            params: p.clone(),
+            limiter: Limiter {
+                max_memory: p.max_memory,
+                max_table: p.max_table,
+                refused: false,
+            },
+            memory: None,
+        };
+        let wt = |e: wasmtime::Error| SandboxError::Wasmtime(format!("{e:#}"));
+        let mut store = Store::new(&self.shared.engine, host);
+        store.limiter(|h| &mut h.limiter);
+        store.fuel_async_yield_interval(Some(p.granularity)).map_err(wt)?;
+        store.set_fuel(FUEL_TANK).map_err(wt)?;
+        store.epoch_deadline_callback(|ctx| {
+            let g = lock(&ctx.data().io);
+            if Instant::now() >= g.backstop {
+                let ms = g.backstop_ms;
+                drop(g);
+                return Err(wasmtime::Error::new(Abort(FaultKind::Crash(
+                    CrashReason::Backstop { ms },
+                ))));
+            }
+            Ok(UpdateDeadline::Continue(1))
+        });
+        store.set_epoch_deadline(1);
+        lock(&self.io).reset_sync(p.granularity);
+
+        let instance = block_on(self.module.inner.pre.instantiate_async(&mut store))
+            .unwrap_or_else(|| Err(wasmtime::format_err!("instantiation did not complete")))
+            .map_err(|e| {
+            if e.is::<wasmtime::PoolConcurrencyLimitError>() {
+                SandboxError::NoInstanceSlot(self.shared.config.instance_slots)
+            } else {
+                wt(e)
+            }
+        })?;
+        let memory = instance.get_memory(&mut store, "memory");
+        store.data_mut().memory = memory;
+        let start = instance
+            .get_typed_func::<(), ()>(&mut store, "_start")
+            .map_err(wt)?;
+        Ok(Box::pin(async move {
+            let result = start.call_async(&mut store, ()).await;
+            (store, result)
+        }))
+    }
+
+    /// Hands one request line (bytes without `\n`; the host appends it) and
+    /// runs the bot until it has written one `\n`-terminated line to stdout,
+    /// or faults, using at most `fuel_budget` fuel.
+    ///
+    /// - A reply pauses the bot inside its write; work it does after that is
+    ///   charged to the next turn.
+    /// - [`FaultKind::Timeout`]: the budget ran out (computing, sleeping, or
+    ///   in host calls). The bot stays paused where it was and continues in
+    ///   the next turn's budget; the next request is queued on its stdin and
+    ///   a line it writes for a request whose turn timed out is dropped.
+    /// - Any other fault discards the wasm instance; a further `turn` starts
+    ///   a fresh one.
+    /// - A bot that exits after replying is restarted, from a fresh
+    ///   instance, within the next turn.
+    pub fn turn(&mut self, request: &[u8], fuel_budget: u64) -> Result<TurnReply, TurnFault> {
+        let fresh = self.run.is_none();
+        {
+            let mut g = lock(&self.io);
+            g.begin_turn(request, fuel_budget, fresh);
+            let real_ns = u128::from(fuel_budget) * 1_000_000
+                / u128::from(self.params.fuel_per_ms.max(1))
+                * u128::from(self.shared.config.backstop_factor);
+            let allowed = Duration::from_nanos(u64::try_from(real_ns).unwrap_or(u64::MAX))
+                .saturating_add(self.shared.config.backstop_grace);
+            let now = Instant::now();
+            g.backstop = now
+                .checked_add(allowed)
+                .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600));
+            g.backstop_ms = u64::try_from(allowed.as_millis()).unwrap_or(u64::MAX);
+        }
+        if fresh {
+            match self.start() {
+                Ok(run) => self.run = Some(run),
+                Err(e) => return Err(self.fault(FaultKind::Crash(CrashReason::RestartFailed(e.to_string())))),
+            }
+        }
+        let result = self.drive(fuel_budget);
+        self.collect_stderr();
+        result
+    }
+
+    fn drive(&mut self, budget: u64) -> Result<TurnReply, TurnFault> {
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            let Some(run) = self.run.as_mut() else {
+                return Err(self.fault(FaultKind::Crash(CrashReason::RestartFailed(
+                    "no running instance".into(),
+                ))));
+            };
+            match run.as_mut().poll(&mut cx) {
+                Poll::Pending => {
+                    let mut g = lock(&self.io);
+                    match g.event.take() {
+                        Some(Event::Reply(line, fuel_used)) => {
+                            return Ok(TurnReply { line, fuel_used });
+                        }
+                        Some(Event::Timeout) => {
+                            return Err(TurnFault {
+                                kind: FaultKind::Timeout,
+                                fuel_used: budget,
+                            });
+                        }
+                        None => {
+                            // A chunk of fuel is used up.
+                            g.yields += 1;
+                            if g.turn_estimate() >= budget {
+                                let post_sync = budget.saturating_sub(g.turn_used);
+                                g.since_sync_charged = g.since_sync_charged.saturating_add(post_sync);
+                                g.turn_used = 0;
+                                return Err(TurnFault {
+                                    kind: FaultKind::Timeout,
+                                    fuel_used: budget,
+                                });
+                            }
+                        }
+                    }
+                }
+                Poll::Ready((store, result)) => {
+                    self.run = None;
+                    let refused = store.data().limiter.refused;
+                    {
+                        let mut g = lock(&self.io);
+                        g.sync(tank_left(&store));
+                        g.reset_sync(self.params.granularity);
+                    }
+                    drop(store);
+                    let ended = self.classify(result, refused);
+                    let mut g = lock(&self.io);
+                    if g.turn_used > budget {
+                        drop(g);
+                        return Err(self.fault(FaultKind::Timeout));
+                    }
+                    match ended {
+                        Ended::Exit(code) => {
+                            let replied_before = g.instance_lines > 0 && g.stdin_pos <= g.request_start;
+                            if !replied_before {
+                                drop(g);
+                                return Err(self.fault(FaultKind::Crash(CrashReason::ExitBeforeReply { code })));
+                            }
+                            g.reset_for_restart();
+                            drop(g);
+                            match self.start() {
+                                Ok(run) => self.run = Some(run),
+                                Err(e) => {
+                                    return Err(self.fault(FaultKind::Crash(CrashReason::RestartFailed(
+                                        e.to_string(),
+                                    ))));
+                                }
+                            }
+                        }
+                        Ended::Fault(kind) => {
+                            drop(g);
+                            return Err(self.fault(kind));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ends the turn with `kind`, charging what the turn used (at most its
+    /// budget); the next turn starts from zero.
+    fn fault(&mut self, kind: FaultKind) -> TurnFault {
+        let mut g = lock(&self.io);
+        let fuel_used = g.turn_used.min(g.budget);
+        g.turn_used = 0;
+        TurnFault { kind, fuel_used }
+    }
+
+    fn classify(&mut self, result: wasmtime::Result<()>, refused: bool) -> Ended {
+        let e = match result {
+            Ok(()) => return Ended::Exit(0),
+            Err(e) => e,
+        };
+        if let Some(Exit(code)) = e.downcast_ref::<Exit>() {
+            return Ended::Exit(*code);
+        }
+        if let Some(Abort(kind)) = e.downcast_ref::<Abort>() {
+            return Ended::Fault(kind.clone());
+        }
+        let reason = match e.downcast_ref::<Trap>() {
+            Some(Trap::StackOverflow) => CrashReason::StackOverflow {
+                limit: self.params.max_stack,
+            },
+            Some(Trap::OutOfFuel) => return Ended::Fault(FaultKind::Timeout),
+            Some(t) if refused => CrashReason::MemoryLimit(TrapKind::from(*t)),
+            Some(t) => CrashReason::Trap(TrapKind::from(*t)),
+            None => CrashReason::Trap(TrapKind::Other(format!("{e:#}"))),
+        };
+        // Tell the bot author where it happened.
+        let mut note = format!("\n[arbiter: crashed: {reason}]\n{e:?}\n").into_bytes();
+        note.truncate(4096);
+        lock(&self.io).stderr.extend_from_slice(&note);
+        Ended::Fault(FaultKind::Crash(reason))
+    }
+
+    fn collect_stderr(&mut self) {
+        let mut g = lock(&self.io);
+        if self.stderr.is_empty() {
+            std::mem::swap(&mut self.stderr, &mut g.stderr);
+        } else {
+            self.stderr.append(&mut g.stderr);
+        }
+    }
+
+    /// Everything the bot wrote to stderr so far (across restarts), capped
+    /// at `max_stderr_bytes` plus a marker line and crash notes.
+    pub fn stderr(&self) -> &[u8] {
+        &self.stderr
+    }
+
+    /// Virtual nanoseconds the bot's clock has advanced since its start.
+    pub fn clock_ns(&self) -> u64 {
+        self.params.fuel_to_ns(lock(&self.io).total_used)
+    }
+}
+
+/// Polls a future that is expected to complete without waiting (no wasm
+/// code runs during instantiation); `None` if it does not.
+fn block_on<F: Future>(f: F) -> Option<F::Output> {
+    let mut f = std::pin::pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..1000 {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return Some(v);
+        }
+    }
+    None
+}

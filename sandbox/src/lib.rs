@@ -1,0 +1,345 @@
+//! Runs untrusted game bots — WebAssembly WASI preview-1 commands — one turn
+//! at a time, under limits, reproducibly.
+//!
+//! The referee wraps a [`BotInstance`] as a player: it hands the bot one
+//! request line, the bot answers one line on stdout and is paused right
+//! there until its next turn. The bot contract is `spec/protocol.md`.
+//!
+//! ```no_run
+//! use arbiter_sandbox::{BotEnv, Sandbox, SandboxConfig};
+//!
+//! let sandbox = Sandbox::new(SandboxConfig::default())?;
+//! let wasm = std::fs::read("bot.wasm")?;
+//! let module = sandbox.load(&wasm)?; // checks, compiles in a child process, caches
+//! let env = BotEnv {
+//!     seed: 42,
+//!     vars: vec![("ARBITER_GAME".into(), "othello".into())],
+//!     start_time_ns: 0,
+//! };
+//! let mut bot = sandbox.instantiate(&module, env)?;
+//! match bot.turn(br#"{"board":"..."}"#, 50 * arbiter_sandbox::DEFAULT_FUEL_PER_MS) {
+//!     Ok(reply) => println!("{} ({} fuel)", String::from_utf8_lossy(&reply.line), reply.fuel_used),
+//!     Err(fault) => println!("{fault}"),
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # What it guarantees
+//!
+//! - A bot cannot harm the host or other bots: memory, tables, stack, reply
+//!   length, stderr and module size are capped ([`SandboxConfig`] says each
+//!   default and why), it has no files, sockets or threads, and compiling an
+//!   untrusted module happens in a child process with a time and memory
+//!   limit. Every way a bot can misbehave ends as a [`TurnFault`] or a
+//!   [`ModuleError`], never as a host panic or hang.
+//! - Determinism: the same module, [`BotEnv`] and sequence of requests and
+//!   budgets give the same replies and the same `fuel_used`, run after run
+//!   (fuel is counted, not timed; clocks are virtual; randomness is seeded;
+//!   NaNs are canonical; relaxed SIMD and threads are off). The one
+//!   exception is the wall-clock backstop, which only fires on bots that
+//!   stall the host and is reported as such.
+//! - A turn is synchronous for the caller, costs about ten microseconds of
+//!   overhead, and never computes on another bot's time: a bot runs only
+//!   inside its own `turn`.
+//!
+//! # What it does not guarantee
+//!
+//! - Timeouts of a bot that makes no host calls are detected within
+//!   [`SandboxConfig::timeout_granularity_fuel`] after its budget, not at the
+//!   exact instruction (the overshoot is charged to its next turn).
+//! - The memory limits cover linear memory and tables, not every byte the
+//!   host allocates for an instance (wasmtime's own bookkeeping).
+//! - The compile cache directory must be writable by the sandbox alone:
+//!   compiled artifacts are loaded as trusted native code.
+//! - Whether a reply is UTF-8 or valid JSON is the referee's business.
+
+#![deny(missing_docs)]
+
+mod check;
+mod compile;
+mod config;
+mod error;
+mod instance;
+mod io;
+mod wasi;
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use rand_core::SeedableRng;
+use wasmtime::{Engine, InstanceAllocationStrategy, InstancePre, Linker, PoolingAllocationConfig};
+
+pub use check::ModuleInfo;
+pub use compile::compiler_child_main;
+pub use config::{CompilerCommand, DEFAULT_FUEL_PER_MS, SandboxConfig};
+pub use error::{
+    BadReplyReason, CrashReason, FaultKind, ModuleError, SandboxError, TrapKind, TurnFault,
+};
+pub use instance::{BotInstance, TurnReply};
+
+use config::CodegenSettings;
+use wasi::Host;
+
+/// Checks, compiles, caches and instantiates bots. Cheap to clone and share
+/// between threads (`Send + Sync`; an `Arc` inside).
+#[derive(Clone)]
+pub struct Sandbox {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("config", &self.shared.config)
+            .field("cache_dir", &self.shared.cache_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) struct Shared {
+    pub(crate) config: SandboxConfig,
+    pub(crate) engine: Engine,
+    linker: Linker<Host>,
+    cache_dir: PathBuf,
+    compat: String,
+    modules: Mutex<ModuleCache>,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+#[derive(Default)]
+struct ModuleCache {
+    map: HashMap<String, BotModule>,
+    order: VecDeque<String>,
+}
+
+/// A checked and compiled module, ready to instantiate. Cheap to clone.
+#[derive(Clone)]
+pub struct BotModule {
+    pub(crate) inner: Arc<ModuleInner>,
+}
+
+pub(crate) struct ModuleInner {
+    info: ModuleInfo,
+    pub(crate) pre: InstancePre<Host>,
+}
+
+impl std::fmt::Debug for BotModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BotModule")
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BotModule {
+    /// SHA-256 of the module's bytes, lowercase hex.
+    pub fn sha256(&self) -> &str {
+        &self.inner.info.sha256
+    }
+
+    /// What the checks learned about the module.
+    pub fn info(&self) -> &ModuleInfo {
+        &self.inner.info
+    }
+}
+
+/// What a bot sees of the world.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BotEnv {
+    /// Seeds the bot's `random_get` stream (e.g. from match seed, leg, side).
+    pub seed: u64,
+    /// The bot's whole environment, e.g. `ARBITER_GAME` and `ARBITER_MODE`.
+    pub vars: Vec<(String, String)>,
+    /// Origin of the virtual clocks, in nanoseconds since the Unix epoch.
+    pub start_time_ns: u64,
+}
+
+impl Sandbox {
+    /// Builds the engine (with a pooling allocator of
+    /// [`SandboxConfig::instance_slots`]), the WASI host and the caches, and
+    /// starts the backstop's clock thread.
+    pub fn new(config: SandboxConfig) -> Result<Sandbox, SandboxError> {
+        if config.fuel_per_ms == 0 || config.timeout_granularity_fuel == 0 {
+            return Err(SandboxError::Config(
+                "fuel_per_ms and timeout_granularity_fuel must be positive".into(),
+            ));
+        }
+        if config.instance_slots == 0 {
+            return Err(SandboxError::Config("instance_slots must be positive".into()));
+        }
+        let wt = |e: wasmtime::Error| SandboxError::Wasmtime(format!("{e:#}"));
+        let mut wcfg = config::engine_config(codegen(&config));
+        let slots = config.instance_slots;
+        let mut pool = PoolingAllocationConfig::new();
+        pool.total_core_instances(slots)
+            .total_memories(slots)
+            .total_tables(slots)
+            .total_stacks(slots)
+            .max_memories_per_module(1)
+            .max_tables_per_module(1)
+            .max_memory_size(config.max_memory_bytes)
+            .table_elements(config.max_table_elements);
+        wcfg.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        let engine = Engine::new(&wcfg).map_err(wt)?;
+
+        let mut linker = Linker::new(&engine);
+        wasi::add_to_linker(&mut linker).map_err(wt)?;
+
+        let (cache_dir, tmp) = match &config.cache_dir {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(|source| SandboxError::Io {
+                    context: format!("cannot create the cache directory {}", dir.display()),
+                    source,
+                })?;
+                (dir.clone(), None)
+            }
+            None => {
+                let tmp = tempfile::Builder::new()
+                    .prefix("arbiter-sandbox-")
+                    .tempdir()
+                    .map_err(|source| SandboxError::Io {
+                        context: "cannot create a temporary cache directory".into(),
+                        source,
+                    })?;
+                (tmp.path().to_path_buf(), Some(tmp))
+            }
+        };
+
+        let weak = engine.weak();
+        let tick = config.epoch_tick;
+        std::thread::Builder::new()
+            .name("arbiter-epoch".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(tick);
+                    match weak.upgrade() {
+                        Some(engine) => engine.increment_epoch(),
+                        None => break,
+                    }
+                }
+            })
+            .map_err(|source| SandboxError::Io {
+                context: "cannot start the epoch thread".into(),
+                source,
+            })?;
+
+        let compat = compile::engine_compat_hex(&engine);
+        Ok(Sandbox {
+            shared: Arc::new(Shared {
+                config,
+                engine,
+                linker,
+                cache_dir,
+                compat,
+                modules: Mutex::new(ModuleCache::default()),
+                _tmp: tmp,
+            }),
+        })
+    }
+
+    /// The configuration this sandbox runs with.
+    pub fn config(&self) -> &SandboxConfig {
+        &self.shared.config
+    }
+
+    /// Checks a module without compiling it: size, format, validation,
+    /// imports (only `wasi_snapshot_preview1` functions the host provides,
+    /// with their signatures), exports (`_start` and `memory`), no start
+    /// section, no shared memory, at most one memory and table within the
+    /// limits, and the largest function body.
+    pub fn check(&self, wasm: &[u8]) -> Result<ModuleInfo, ModuleError> {
+        check::check(&self.shared.engine, &self.shared.config, wasm)
+    }
+
+    /// [`Self::check`]s a module and compiles it in a child process (time and
+    /// memory limited), or takes it from the caches: in memory, then on disk
+    /// (keyed by the module's SHA-256 and the engine's compatibility hash).
+    pub fn load(&self, wasm: &[u8]) -> Result<BotModule, ModuleError> {
+        let info = self.check(wasm)?;
+        let s = &self.shared;
+        if let Some(m) = lock_cache(&s.modules).map.get(&info.sha256) {
+            return Ok(m.clone());
+        }
+        let path = s.cache_dir.join(format!("{}-{}.cwasm", info.sha256, s.compat));
+        let cached = if path.is_file() {
+            match compile::load_artifact(&s.engine, &path) {
+                Ok(m) => Some(m),
+                Err(_) => {
+                    // Stale or damaged: compile again.
+                    let _ = std::fs::remove_file(&path);
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let module = match cached {
+            Some(m) => m,
+            None => {
+                let limits = compile::CompileLimits {
+                    timeout: s.config.compile_timeout,
+                    memory_bytes: s.config.compile_memory_bytes,
+                    settings: codegen(&s.config),
+                };
+                compile::compile_in_child(&s.config.compiler, &limits, wasm, &path)?;
+                compile::load_artifact(&s.engine, &path)
+                    .map_err(|e| ModuleError::Host(format!("cannot load the compiled module: {e:#}")))?
+            }
+        };
+        let pre = s
+            .linker
+            .instantiate_pre(&module)
+            .map_err(|e| ModuleError::Host(format!("cannot link the module: {e:#}")))?;
+        let bot = BotModule {
+            inner: Arc::new(ModuleInner { info, pre }),
+        };
+        let mut cache = lock_cache(&s.modules);
+        if !cache.map.contains_key(bot.sha256()) {
+            cache.map.insert(bot.sha256().to_string(), bot.clone());
+            cache.order.push_back(bot.sha256().to_string());
+            while cache.order.len() > s.config.memory_cache_entries {
+                if let Some(old) = cache.order.pop_front() {
+                    cache.map.remove(&old);
+                }
+            }
+        }
+        Ok(bot)
+    }
+
+    /// Makes a fresh bot: a new instance of `module` seeing `env`. Nothing
+    /// runs until its first [`BotInstance::turn`].
+    pub fn instantiate(&self, module: &BotModule, env: BotEnv) -> Result<BotInstance, SandboxError> {
+        let c = &self.shared.config;
+        let params = Arc::new(io::Params {
+            fuel_per_ms: c.fuel_per_ms,
+            granularity: c.timeout_granularity_fuel,
+            call_fuel: c.host_call_fuel,
+            byte_fuel: c.host_byte_fuel,
+            max_reply: c.max_reply_bytes,
+            max_stderr: c.max_stderr_bytes,
+            max_stack: c.max_wasm_stack,
+            max_memory: c.max_memory_bytes,
+            max_table: c.max_table_elements,
+            start_time_ns: env.start_time_ns,
+            environ: env
+                .vars
+                .iter()
+                .map(|(k, v)| format!("{k}={v}\0").into_bytes())
+                .collect(),
+        });
+        let rng = rand_chacha::ChaCha20Rng::seed_from_u64(env.seed);
+        let io = Arc::new(Mutex::new(io::Io::new(rng, c.timeout_granularity_fuel)));
+        BotInstance::new(self.shared.clone(), module.clone(), params, io)
+    }
+}
+
+fn codegen(c: &SandboxConfig) -> CodegenSettings {
+    CodegenSettings {
+        max_wasm_stack: c.max_wasm_stack,
+    }
+}
+
+fn lock_cache(m: &Mutex<ModuleCache>) -> std::sync::MutexGuard<'_, ModuleCache> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

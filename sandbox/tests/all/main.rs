@@ -1,0 +1,16 @@
+//! Integration tests of arbiter-sandbox: one binary, modules by topic.
+//!
+//! - `support`: the shared sandbox, WAT helpers, the Rust test bots.
+//! - `checks`: modules refused before (or by) compilation.
+//! - `hostile`: bots that misbehave while running; each test also checks
+//!   that the host still serves a well-behaved bot afterwards.
+//! - `rust_bot`: real Rust bots built for wasm32-wasip1 from `tests/bots`.
+//! - `determinism`: same module, seed and requests give the same bytes and fuel.
+//! - `cache`: the compiler child process and the artifact cache.
+
+mod cache;
+mod checks;
+mod determinism;
+mod hostile;
+mod rust_bot;
+mod support;

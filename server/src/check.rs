@@ -1,0 +1,130 @@
+//! The upload checks: what a server tells a bot author about a module.
+//!
+//! A module is accepted when it passes the sandbox's checks (size, validity,
+//! imports, exports, function sizes), compiles in the child compiler, and
+//! plays a smoke match against a house bot without a fault of its own.
+
+use arbiter_games::{Side, Variant};
+use arbiter_referee::{Entrant, HostError, MatchSettings, WasmBot, play_match};
+use arbiter_sandbox::Sandbox;
+use std::fmt::Write;
+
+/// Lines of stderr shown with a rejection.
+pub const STDERR_LINES: usize = 10;
+/// The seed of every smoke match, so a verdict can be reproduced.
+pub const SMOKE_SEED: u64 = 1;
+
+/// What the checks concluded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Passed every check.
+    Accepted {
+        /// The module's SHA-256.
+        sha256: String,
+        /// A one-line account of the smoke match.
+        smoke: String,
+    },
+    /// Failed a check; the reason is for the bot author.
+    Rejected {
+        /// Why, in words.
+        reason: String,
+        /// The last lines the bot wrote to stderr, if it ran.
+        stderr: Vec<String>,
+    },
+}
+
+impl Verdict {
+    /// The verdict as a short report for a person.
+    pub fn report(&self) -> String {
+        match self {
+            Verdict::Accepted { sha256, smoke } => format!("accepted (sha256 {sha256})\n{smoke}\n"),
+            Verdict::Rejected { reason, stderr } => {
+                let mut out = format!("rejected: {reason}\n");
+                if !stderr.is_empty() {
+                    let _ = writeln!(out, "last lines of the bot's stderr:");
+                    for line in stderr {
+                        let _ = writeln!(out, "  | {line}");
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+/// The house bot a smoke match is played against.
+pub fn smoke_opponent(variant: Variant) -> &'static str {
+    match variant {
+        Variant::TicTacToe => "tictactoe-random",
+        Variant::Othello(_) => "othello-random",
+    }
+}
+
+/// Runs the upload checks on `wasm` for `variant`. Errors are host failures
+/// (the check must be retried), never the bot's fault.
+pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant) -> Result<Verdict, anyhow::Error> {
+    let module = match sandbox.load(wasm) {
+        Ok(module) => module,
+        Err(error) if error.is_host_failure() => {
+            return Err(anyhow::Error::new(error).context("cannot check the module"));
+        }
+        Err(error) => {
+            return Ok(Verdict::Rejected {
+                reason: error.to_string(),
+                stderr: Vec::new(),
+            });
+        }
+    };
+    let candidate = WasmBot::new(sandbox.clone(), module, name);
+    let opponent_name = smoke_opponent(variant);
+    let opponent_module = arbiter_house::find(opponent_name)
+        .ok_or_else(|| anyhow::anyhow!("house bot {opponent_name} is missing"))
+        .and_then(|bot| Ok(sandbox.load(bot.wasm)?))?;
+    let opponent = WasmBot::new(sandbox.clone(), opponent_module, opponent_name);
+    let mut settings = MatchSettings::new(variant, SMOKE_SEED);
+    settings.fuel_per_ms = Some(sandbox.config().fuel_per_ms);
+    let played =
+        play_match(&settings, [&candidate as &dyn Entrant, &opponent]).map_err(|e: HostError| anyhow::anyhow!(e))?;
+    for game in &played.replay.games {
+        let Some(side) = game.faulted else { continue };
+        if game.sides[side.index()] != 0 {
+            continue;
+        }
+        let turn = game.turns.iter().filter(|t| t.side == side).count();
+        let role = role(variant, side);
+        let reason = format!(
+            "in the smoke match against {opponent_name} (game {} as {role}, its turn {turn}): {}: {}",
+            game.index + 1,
+            game.reason,
+            game.detail.as_deref().unwrap_or("no detail")
+        );
+        let stderr = String::from_utf8_lossy(&played.logs[0][usize::from(game.index)]).into_owned();
+        let lines: Vec<String> = stderr.lines().map(str::to_string).collect();
+        let tail = lines[lines.len().saturating_sub(STDERR_LINES)..].to_vec();
+        return Ok(Verdict::Rejected { reason, stderr: tail });
+    }
+    let result = &played.replay.result;
+    let smoke = format!(
+        "smoke match against {opponent_name}: {} - {} ({})",
+        result.totals[0],
+        result.totals[1],
+        match result.winner {
+            Some(0) => "won",
+            Some(_) => "lost",
+            None => "drawn",
+        }
+    );
+    Ok(Verdict::Accepted {
+        sha256: candidate.info().sha256.unwrap_or_default(),
+        smoke,
+    })
+}
+
+fn role(variant: Variant, side: Side) -> &'static str {
+    match (variant, side) {
+        (Variant::TicTacToe, Side::First) => "X",
+        (Variant::TicTacToe, Side::Second) => "O",
+        (_, Side::First) => "black",
+        (_, Side::Second) => "white",
+    }
+}

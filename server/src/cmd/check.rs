@@ -1,0 +1,33 @@
+//! `arbiter check`: the upload checks, locally.
+
+use anyhow::Context;
+use arbiter_games::Variant;
+use std::path::PathBuf;
+
+/// Runs the checks a server runs on an upload — module validity, imports and
+/// exports, compilation under limits, a smoke match against a house bot — and
+/// prints what the server would say. Exits with 1 when the bot is rejected.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Examples:\n  arbiter check my_bot.wasm\n  arbiter check my_bot.wasm --game othello:reversi\n  arbiter check ttt.wasm --game tictactoe"
+)]
+pub struct Args {
+    /// The module to check.
+    file: PathBuf,
+    /// The ladder to smoke-test it on.
+    #[arg(long, default_value = "othello:std")]
+    game: Variant,
+}
+
+/// Runs `arbiter check`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let wasm = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    let name = args.file.file_stem().and_then(|s| s.to_str()).unwrap_or("bot");
+    let sandbox = crate::sandbox::shared()?;
+    let verdict = crate::check::check(&sandbox, &wasm, name, args.game)?;
+    print!("{}", verdict.report());
+    if matches!(verdict, crate::check::Verdict::Rejected { .. }) {
+        std::process::exit(1);
+    }
+    Ok(())
+}
