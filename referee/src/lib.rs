@@ -37,6 +37,6 @@ pub mod wasm;
 
 pub use in_process::InProcess;
 pub use player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, Spent, TurnError};
-pub use referee::{HostError, MatchSettings, PlayedMatch, play_match};
+pub use referee::{HostError, MatchSettings, PlayedMatch, play_match, play_match_observed};
 pub use replay::Replay;
 pub use wasm::WasmBot;

@@ -62,9 +62,19 @@ pub struct PlayedMatch {
 
 /// Plays one match between `entrants[0]` (participant 0) and `entrants[1]`.
 pub fn play_match(settings: &MatchSettings, entrants: [&dyn Entrant; 2]) -> Result<PlayedMatch, HostError> {
+    play_match_observed(settings, entrants, &mut |_, _| {})
+}
+
+/// Plays one match like [`play_match`], calling `observe(game, turn)` after
+/// every turn (for live views). The observer cannot change the match.
+pub fn play_match_observed(
+    settings: &MatchSettings,
+    entrants: [&dyn Entrant; 2],
+    observe: &mut dyn FnMut(u8, &TurnRecord),
+) -> Result<PlayedMatch, HostError> {
     match settings.variant {
-        Variant::TicTacToe => play::<TicTacToe>(settings, entrants, TicTacToe::new),
-        Variant::Othello(mode) => play(settings, entrants, || Othello::new(mode, settings.seed)),
+        Variant::TicTacToe => play::<TicTacToe>(settings, entrants, TicTacToe::new, observe),
+        Variant::Othello(mode) => play(settings, entrants, || Othello::new(mode, settings.seed), observe),
     }
 }
 
@@ -72,6 +82,7 @@ fn play<G: Game>(
     settings: &MatchSettings,
     entrants: [&dyn Entrant; 2],
     new_game: impl Fn() -> G,
+    observe: &mut dyn FnMut(u8, &TurnRecord),
 ) -> Result<PlayedMatch, HostError> {
     let mut games = Vec::with_capacity(2);
     let mut logs: [[Vec<u8>; 2]; 2] = Default::default();
@@ -80,7 +91,7 @@ fn play<G: Game>(
         let sides = if index == 0 { [0u8, 1] } else { [1, 0] };
         let game = new_game();
         scoring = Some(game.scoring());
-        let (record, stderr) = play_game(settings, game, index, sides, entrants)?;
+        let (record, stderr) = play_game(settings, game, index, sides, entrants, observe)?;
         for side in Side::BOTH {
             logs[usize::from(sides[side.index()])][usize::from(index)] = stderr[side.index()].clone();
         }
@@ -149,6 +160,7 @@ fn play_game<G: Game>(
     index: u8,
     sides: [u8; 2],
     entrants: [&dyn Entrant; 2],
+    observe: &mut dyn FnMut(u8, &TurnRecord),
 ) -> Result<(GameRecord, [Vec<u8>; 2]), HostError> {
     let host = |message: String| HostError { game: index, message };
     let mut players: [Option<Box<dyn Player>>; 2] = [None, None];
@@ -239,10 +251,12 @@ fn play_game<G: Game>(
             };
             if let Some((reason, detail)) = fault {
                 record.fault = Some(reason);
+                observe(index, &record);
                 turns.push(record);
                 forfeit = Some(Forfeit { side, reason, detail });
                 break;
             }
+            observe(index, &record);
             turns.push(record);
         }
         if forfeit.is_some() {

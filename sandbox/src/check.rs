@@ -1,9 +1,7 @@
 //! Module checks that need no compilation: size, format, validation, imports,
 //! exports and the size of the largest function body.
 
-use wasmtime::wasmparser::{
-    CompositeInnerType, ExternalKind, Parser, Payload, TypeRef, ValType,
-};
+use wasmtime::wasmparser::{CompositeInnerType, ExternalKind, Parser, Payload, TypeRef, ValType};
 
 use crate::config::SandboxConfig;
 use crate::error::ModuleError;
@@ -105,11 +103,7 @@ fn invalid(e: impl std::fmt::Display) -> ModuleError {
 }
 
 /// Runs every check that needs no compilation.
-pub(crate) fn check(
-    engine: &wasmtime::Engine,
-    config: &SandboxConfig,
-    wasm: &[u8],
-) -> Result<ModuleInfo, ModuleError> {
+pub(crate) fn check(engine: &wasmtime::Engine, config: &SandboxConfig, wasm: &[u8]) -> Result<ModuleInfo, ModuleError> {
     if wasm.len() > config.max_module_bytes {
         return Err(ModuleError::TooLarge {
             size: wasm.len(),
@@ -147,9 +141,7 @@ pub(crate) fn check(
                 for group in reader {
                     for sub in group.map_err(invalid)?.into_types() {
                         types.push(match &sub.composite_type.inner {
-                            CompositeInnerType::Func(f) => {
-                                Some((f.params().to_vec(), f.results().to_vec()))
-                            }
+                            CompositeInnerType::Func(f) => Some((f.params().to_vec(), f.results().to_vec())),
                             _ => None,
                         });
                     }
@@ -168,9 +160,7 @@ pub(crate) fn check(
                     let TypeRef::Func(ty) = import.ty else {
                         return Err(forbidden());
                     };
-                    let Some((_, params, results)) =
-                        WASI_FUNCTIONS.iter().find(|(n, _, _)| *n == import.name)
-                    else {
+                    let Some((_, params, results)) = WASI_FUNCTIONS.iter().find(|(n, _, _)| *n == import.name) else {
                         return Err(forbidden());
                     };
                     let (want_p, want_r) = (letters(params), letters(results));

@@ -87,8 +87,8 @@ fn child() -> Result<(), (u8, String)> {
     let host = |m: String| (EXIT_HOST, m);
     let var = |name: &str| std::env::var(name).map_err(|_| host(format!("{name} is not set")));
     let output = PathBuf::from(var(ENV_OUTPUT)?);
-    let settings = CodegenSettings::from_env(&var(ENV_SETTINGS)?)
-        .ok_or_else(|| host(format!("{ENV_SETTINGS} is malformed")))?;
+    let settings =
+        CodegenSettings::from_env(&var(ENV_SETTINGS)?).ok_or_else(|| host(format!("{ENV_SETTINGS} is malformed")))?;
     let memory: u64 = var(ENV_MEMORY)?
         .parse()
         .map_err(|_| host(format!("{ENV_MEMORY} is malformed")))?;
@@ -97,21 +97,19 @@ fn child() -> Result<(), (u8, String)> {
         .map_err(|_| host(format!("{ENV_CPU} is malformed")))?;
     rlimit::setrlimit(rlimit::Resource::AS, memory, memory)
         .map_err(|e| host(format!("cannot set the memory limit: {e}")))?;
-    rlimit::setrlimit(rlimit::Resource::CPU, cpu, cpu)
-        .map_err(|e| host(format!("cannot set the CPU limit: {e}")))?;
+    rlimit::setrlimit(rlimit::Resource::CPU, cpu, cpu).map_err(|e| host(format!("cannot set the CPU limit: {e}")))?;
 
     let mut wasm = Vec::new();
     std::io::stdin()
         .take(CHILD_MAX_INPUT)
         .read_to_end(&mut wasm)
         .map_err(|e| host(format!("cannot read the module: {e}")))?;
-    let engine = wasmtime::Engine::new(&engine_config(settings))
-        .map_err(|e| host(format!("cannot build the engine: {e:#}")))?;
+    let engine =
+        wasmtime::Engine::new(&engine_config(settings)).map_err(|e| host(format!("cannot build the engine: {e:#}")))?;
     let artifact = engine
         .precompile_module(&wasm)
         .map_err(|e| (EXIT_REJECTED, format!("{e:#}")))?;
-    std::fs::write(&output, artifact)
-        .map_err(|e| host(format!("cannot write {}: {e}", output.display())))?;
+    std::fs::write(&output, artifact).map_err(|e| host(format!("cannot write {}: {e}", output.display())))?;
     Ok(())
 }
 
@@ -149,12 +147,7 @@ pub(crate) fn compile_in_child(
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| {
-            ModuleError::Host(format!(
-                "cannot start the compiler {}: {e}",
-                command.program.display()
-            ))
-        })?;
+        .map_err(|e| ModuleError::Host(format!("cannot start the compiler {}: {e}", command.program.display())))?;
 
     let stdin = child.stdin.take();
     let stderr = child.stderr.take();
@@ -229,11 +222,11 @@ pub(crate) fn compile_in_child(
 }
 
 /// Loads an artifact this sandbox wrote.
-#[allow(unsafe_code, reason = "loading our own compiled artifacts needs Module::deserialize_file")]
-pub(crate) fn load_artifact(
-    engine: &wasmtime::Engine,
-    path: &Path,
-) -> wasmtime::Result<wasmtime::Module> {
+#[allow(
+    unsafe_code,
+    reason = "loading our own compiled artifacts needs Module::deserialize_file"
+)]
+pub(crate) fn load_artifact(engine: &wasmtime::Engine, path: &Path) -> wasmtime::Result<wasmtime::Module> {
     // SAFETY: `deserialize_file` trusts its input to be an artifact produced
     // by wasmtime with compatible settings. Files in the cache directory are
     // written only by `compile_in_child` (our own compiler, run with the

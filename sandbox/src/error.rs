@@ -34,9 +34,7 @@ pub enum ModuleError {
     #[error("module is not valid WebAssembly: {0}")]
     Invalid(String),
     /// An import the host does not provide.
-    #[error(
-        "import `{module}.{name}` is not provided: bots may import only wasi_snapshot_preview1 functions"
-    )]
+    #[error("import `{module}.{name}` is not provided: bots may import only wasi_snapshot_preview1 functions")]
     ForbiddenImport {
         /// Module name of the import.
         module: String,

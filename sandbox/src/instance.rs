@@ -102,9 +102,9 @@ impl BotInstance {
             if Instant::now() >= g.backstop {
                 let ms = g.backstop_ms;
                 drop(g);
-                return Err(wasmtime::Error::new(Abort(FaultKind::Crash(
-                    CrashReason::Backstop { ms },
-                ))));
+                return Err(wasmtime::Error::new(Abort(FaultKind::Crash(CrashReason::Backstop {
+                    ms,
+                }))));
             }
             Ok(UpdateDeadline::Continue(1))
         });
@@ -114,17 +114,15 @@ impl BotInstance {
         let instance = block_on(self.module.inner.pre.instantiate_async(&mut store))
             .unwrap_or_else(|| Err(wasmtime::format_err!("instantiation did not complete")))
             .map_err(|e| {
-            if e.is::<wasmtime::PoolConcurrencyLimitError>() {
-                SandboxError::NoInstanceSlot(self.shared.config.instance_slots)
-            } else {
-                wt(e)
-            }
-        })?;
+                if e.is::<wasmtime::PoolConcurrencyLimitError>() {
+                    SandboxError::NoInstanceSlot(self.shared.config.instance_slots)
+                } else {
+                    wt(e)
+                }
+            })?;
         let memory = instance.get_memory(&mut store, "memory");
         store.data_mut().memory = memory;
-        let start = instance
-            .get_typed_func::<(), ()>(&mut store, "_start")
-            .map_err(wt)?;
+        let start = instance.get_typed_func::<(), ()>(&mut store, "_start").map_err(wt)?;
         Ok(Box::pin(async move {
             let result = start.call_async(&mut store, ()).await;
             (store, result)
@@ -150,8 +148,7 @@ impl BotInstance {
         {
             let mut g = lock(&self.io);
             g.begin_turn(request, fuel_budget, fresh);
-            let real_ns = u128::from(fuel_budget) * 1_000_000
-                / u128::from(self.params.fuel_per_ms.max(1))
+            let real_ns = u128::from(fuel_budget) * 1_000_000 / u128::from(self.params.fuel_per_ms.max(1))
                 * u128::from(self.shared.config.backstop_factor);
             let allowed = Duration::from_nanos(u64::try_from(real_ns).unwrap_or(u64::MAX))
                 .saturating_add(self.shared.config.backstop_grace);
@@ -235,9 +232,7 @@ impl BotInstance {
                             match self.start() {
                                 Ok(run) => self.run = Some(run),
                                 Err(e) => {
-                                    return Err(self.fault(FaultKind::Crash(CrashReason::RestartFailed(
-                                        e.to_string(),
-                                    ))));
+                                    return Err(self.fault(FaultKind::Crash(CrashReason::RestartFailed(e.to_string()))));
                                 }
                             }
                         }

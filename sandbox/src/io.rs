@@ -172,9 +172,8 @@ impl Io {
         self.stderr_kept += keep;
         if keep < bytes.len() && !self.stderr_truncated {
             self.stderr_truncated = true;
-            self.stderr.extend_from_slice(
-                format!("\n[arbiter: stderr truncated after {max} bytes]\n").as_bytes(),
-            );
+            self.stderr
+                .extend_from_slice(format!("\n[arbiter: stderr truncated after {max} bytes]\n").as_bytes());
         }
     }
 

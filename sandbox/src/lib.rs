@@ -73,9 +73,7 @@ use wasmtime::{Engine, InstanceAllocationStrategy, InstancePre, Linker, PoolingA
 pub use check::ModuleInfo;
 pub use compile::compiler_child_main;
 pub use config::{CompilerCommand, DEFAULT_FUEL_PER_MS, SandboxConfig};
-pub use error::{
-    BadReplyReason, CrashReason, FaultKind, ModuleError, SandboxError, TrapKind, TurnFault,
-};
+pub use error::{BadReplyReason, CrashReason, FaultKind, ModuleError, SandboxError, TrapKind, TurnFault};
 pub use instance::{BotInstance, TurnReply};
 
 use config::CodegenSettings;
@@ -256,11 +254,15 @@ impl Sandbox {
     /// memory limited), or takes it from the caches: in memory, then on disk
     /// (keyed by the module's SHA-256 and the engine's compatibility hash).
     pub fn load(&self, wasm: &[u8]) -> Result<BotModule, ModuleError> {
-        let info = self.check(wasm)?;
         let s = &self.shared;
-        if let Some(m) = lock_cache(&s.modules).map.get(&info.sha256) {
-            return Ok(m.clone());
+        if wasm.len() <= s.config.max_module_bytes {
+            // The same bytes were checked with this configuration before.
+            let sha = compile::sha256_hex(wasm);
+            if let Some(m) = lock_cache(&s.modules).map.get(&sha) {
+                return Ok(m.clone());
+            }
         }
+        let info = self.check(wasm)?;
         let path = s.cache_dir.join(format!("{}-{}.cwasm", info.sha256, s.compat));
         let cached = if path.is_file() {
             match compile::load_artifact(&s.engine, &path) {

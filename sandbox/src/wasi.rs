@@ -460,12 +460,7 @@ async fn poll_oneoff(c: &mut Ctx<'_>, subs: i32, events: i32, n: i32, nevents: i
         match sleep {
             Some(ns) => {
                 charge(c, p.ns_to_fuel(ns)).await?;
-                out.extend(
-                    clocks
-                        .iter()
-                        .filter(|(_, rel)| *rel <= ns)
-                        .map(|(u, _)| (*u, 0, 0, 0)),
-                );
+                out.extend(clocks.iter().filter(|(_, rel)| *rel <= ns).map(|(u, _)| (*u, 0, 0, 0)));
             }
             None if waits_for_stdin => {
                 return Err(wasmtime::Error::new(Abort(FaultKind::BadReply(
@@ -515,53 +510,197 @@ macro_rules! def {
 
 /// Defines every function of [`crate::check::WASI_FUNCTIONS`].
 pub(crate) fn add_to_linker(linker: &mut Linker<Host>) -> Result<()> {
-    def!(linker, "args_get", |c, a: i32, b: i32| strings(&mut c, true, false, a, b));
-    def!(linker, "args_sizes_get", |c, a: i32, b: i32| strings(&mut c, true, true, a, b));
-    def!(linker, "environ_get", |c, a: i32, b: i32| strings(&mut c, false, false, a, b));
-    def!(linker, "environ_sizes_get", |c, a: i32, b: i32| strings(&mut c, false, true, a, b));
-    def!(linker, "clock_res_get", |c, id: i32, out: i32| clock_res_get(&mut c, id, out));
-    def!(linker, "clock_time_get", |c, id: i32, _p: i64, out: i32| clock_time_get(&mut c, id, out));
-    def!(linker, "fd_advise", |c, fd: i32, _o: i64, _l: i64, _a: i32| answer(&mut c, on_fd(fd, ESPIPE)));
-    def!(linker, "fd_allocate", |c, fd: i32, _o: i64, _l: i64| answer(&mut c, on_fd(fd, ENOTSUP)));
+    def!(linker, "args_get", |c, a: i32, b: i32| strings(
+        &mut c, true, false, a, b
+    ));
+    def!(linker, "args_sizes_get", |c, a: i32, b: i32| strings(
+        &mut c, true, true, a, b
+    ));
+    def!(linker, "environ_get", |c, a: i32, b: i32| strings(
+        &mut c, false, false, a, b
+    ));
+    def!(linker, "environ_sizes_get", |c, a: i32, b: i32| strings(
+        &mut c, false, true, a, b
+    ));
+    def!(linker, "clock_res_get", |c, id: i32, out: i32| clock_res_get(
+        &mut c, id, out
+    ));
+    def!(
+        linker,
+        "clock_time_get",
+        |c, id: i32, _p: i64, out: i32| clock_time_get(&mut c, id, out)
+    );
+    def!(linker, "fd_advise", |c, fd: i32, _o: i64, _l: i64, _a: i32| answer(
+        &mut c,
+        on_fd(fd, ESPIPE)
+    ));
+    def!(linker, "fd_allocate", |c, fd: i32, _o: i64, _l: i64| answer(
+        &mut c,
+        on_fd(fd, ENOTSUP)
+    ));
     def!(linker, "fd_close", |c, fd: i32| answer(&mut c, on_fd(fd, SUCCESS)));
     def!(linker, "fd_datasync", |c, fd: i32| answer(&mut c, on_fd(fd, EINVAL)));
-    def!(linker, "fd_fdstat_get", |c, fd: i32, out: i32| fd_fdstat_get(&mut c, fd, out));
-    def!(linker, "fd_fdstat_set_flags", |c, fd: i32, _f: i32| answer(&mut c, on_fd(fd, ENOTSUP)));
-    def!(linker, "fd_fdstat_set_rights", |c, fd: i32, _b: i64, _i: i64| answer(&mut c, on_fd(fd, ENOTSUP)));
-    def!(linker, "fd_filestat_get", |c, fd: i32, out: i32| fd_filestat_get(&mut c, fd, out));
-    def!(linker, "fd_filestat_set_size", |c, fd: i32, _s: i64| answer(&mut c, on_fd(fd, EINVAL)));
-    def!(linker, "fd_filestat_set_times", |c, fd: i32, _a: i64, _m: i64, _f: i32| answer(&mut c, on_fd(fd, ENOTSUP)));
-    def!(linker, "fd_pread", |c, fd: i32, _i: i32, _n: i32, _o: i64, _r: i32| answer(&mut c, on_fd(fd, ESPIPE)));
+    def!(linker, "fd_fdstat_get", |c, fd: i32, out: i32| fd_fdstat_get(
+        &mut c, fd, out
+    ));
+    def!(linker, "fd_fdstat_set_flags", |c, fd: i32, _f: i32| answer(
+        &mut c,
+        on_fd(fd, ENOTSUP)
+    ));
+    def!(linker, "fd_fdstat_set_rights", |c, fd: i32, _b: i64, _i: i64| answer(
+        &mut c,
+        on_fd(fd, ENOTSUP)
+    ));
+    def!(linker, "fd_filestat_get", |c, fd: i32, out: i32| fd_filestat_get(
+        &mut c, fd, out
+    ));
+    def!(linker, "fd_filestat_set_size", |c, fd: i32, _s: i64| answer(
+        &mut c,
+        on_fd(fd, EINVAL)
+    ));
+    def!(
+        linker,
+        "fd_filestat_set_times",
+        |c, fd: i32, _a: i64, _m: i64, _f: i32| answer(&mut c, on_fd(fd, ENOTSUP))
+    );
+    def!(linker, "fd_pread", |c, fd: i32, _i: i32, _n: i32, _o: i64, _r: i32| {
+        answer(&mut c, on_fd(fd, ESPIPE))
+    });
     def!(linker, "fd_prestat_get", |c, _fd: i32, _out: i32| answer(&mut c, EBADF));
-    def!(linker, "fd_prestat_dir_name", |c, _fd: i32, _p: i32, _l: i32| answer(&mut c, EBADF));
-    def!(linker, "fd_pwrite", |c, fd: i32, _i: i32, _n: i32, _o: i64, _r: i32| answer(&mut c, on_fd(fd, ESPIPE)));
-    def!(linker, "fd_read", |c, fd: i32, iovs: i32, len: i32, out: i32| fd_read(&mut c, fd, iovs, len, out));
-    def!(linker, "fd_readdir", |c, fd: i32, _b: i32, _l: i32, _k: i64, _r: i32| answer(&mut c, on_fd(fd, ENOTSUP)));
-    def!(linker, "fd_renumber", |c, fd: i32, _to: i32| answer(&mut c, on_fd(fd, ENOTSUP)));
-    def!(linker, "fd_seek", |c, fd: i32, _o: i64, _w: i32, _r: i32| answer(&mut c, on_fd(fd, ESPIPE)));
+    def!(linker, "fd_prestat_dir_name", |c, _fd: i32, _p: i32, _l: i32| answer(
+        &mut c, EBADF
+    ));
+    def!(linker, "fd_pwrite", |c, fd: i32, _i: i32, _n: i32, _o: i64, _r: i32| {
+        answer(&mut c, on_fd(fd, ESPIPE))
+    });
+    def!(linker, "fd_read", |c, fd: i32, iovs: i32, len: i32, out: i32| fd_read(
+        &mut c, fd, iovs, len, out
+    ));
+    def!(linker, "fd_readdir", |c,
+                                fd: i32,
+                                _b: i32,
+                                _l: i32,
+                                _k: i64,
+                                _r: i32| answer(
+        &mut c,
+        on_fd(fd, ENOTSUP)
+    ));
+    def!(linker, "fd_renumber", |c, fd: i32, _to: i32| answer(
+        &mut c,
+        on_fd(fd, ENOTSUP)
+    ));
+    def!(linker, "fd_seek", |c, fd: i32, _o: i64, _w: i32, _r: i32| answer(
+        &mut c,
+        on_fd(fd, ESPIPE)
+    ));
     def!(linker, "fd_sync", |c, fd: i32| answer(&mut c, on_fd(fd, EINVAL)));
-    def!(linker, "fd_tell", |c, fd: i32, _r: i32| answer(&mut c, on_fd(fd, ESPIPE)));
-    def!(linker, "fd_write", |c, fd: i32, iovs: i32, len: i32, out: i32| fd_write(&mut c, fd, iovs, len, out));
-    def!(linker, "path_create_directory", |c, _f: i32, _p: i32, _l: i32| answer(&mut c, EBADF));
-    def!(linker, "path_filestat_get", |c, _f: i32, _fl: i32, _p: i32, _l: i32, _o: i32| answer(&mut c, EBADF));
-    def!(linker, "path_filestat_set_times", |c, _f: i32, _fl: i32, _p: i32, _l: i32, _a: i64, _m: i64, _x: i32| answer(&mut c, EBADF));
-    def!(linker, "path_link", |c, _a: i32, _b: i32, _p: i32, _l: i32, _d: i32, _q: i32, _m: i32| answer(&mut c, EBADF));
-    def!(linker, "path_open", |c, _f: i32, _d: i32, _p: i32, _l: i32, _o: i32, _rb: i64, _ri: i64, _fl: i32, _r: i32| answer(&mut c, EBADF));
-    def!(linker, "path_readlink", |c, _f: i32, _p: i32, _l: i32, _b: i32, _bl: i32, _r: i32| answer(&mut c, EBADF));
-    def!(linker, "path_remove_directory", |c, _f: i32, _p: i32, _l: i32| answer(&mut c, EBADF));
-    def!(linker, "path_rename", |c, _f: i32, _p: i32, _l: i32, _t: i32, _q: i32, _m: i32| answer(&mut c, EBADF));
-    def!(linker, "path_symlink", |c, _p: i32, _l: i32, _f: i32, _q: i32, _m: i32| answer(&mut c, EBADF));
-    def!(linker, "path_unlink_file", |c, _f: i32, _p: i32, _l: i32| answer(&mut c, EBADF));
-    def!(linker, "poll_oneoff", |c, s: i32, e: i32, n: i32, r: i32| poll_oneoff(&mut c, s, e, n, r));
+    def!(linker, "fd_tell", |c, fd: i32, _r: i32| answer(
+        &mut c,
+        on_fd(fd, ESPIPE)
+    ));
+    def!(
+        linker,
+        "fd_write",
+        |c, fd: i32, iovs: i32, len: i32, out: i32| fd_write(&mut c, fd, iovs, len, out)
+    );
+    def!(linker, "path_create_directory", |c, _f: i32, _p: i32, _l: i32| answer(
+        &mut c, EBADF
+    ));
+    def!(
+        linker,
+        "path_filestat_get",
+        |c, _f: i32, _fl: i32, _p: i32, _l: i32, _o: i32| answer(&mut c, EBADF)
+    );
+    def!(
+        linker,
+        "path_filestat_set_times",
+        |c, _f: i32, _fl: i32, _p: i32, _l: i32, _a: i64, _m: i64, _x: i32| answer(&mut c, EBADF)
+    );
+    def!(linker, "path_link", |c,
+                               _a: i32,
+                               _b: i32,
+                               _p: i32,
+                               _l: i32,
+                               _d: i32,
+                               _q: i32,
+                               _m: i32| answer(
+        &mut c, EBADF
+    ));
+    def!(linker, "path_open", |c,
+                               _f: i32,
+                               _d: i32,
+                               _p: i32,
+                               _l: i32,
+                               _o: i32,
+                               _rb: i64,
+                               _ri: i64,
+                               _fl: i32,
+                               _r: i32| answer(
+        &mut c, EBADF
+    ));
+    def!(linker, "path_readlink", |c,
+                                   _f: i32,
+                                   _p: i32,
+                                   _l: i32,
+                                   _b: i32,
+                                   _bl: i32,
+                                   _r: i32| {
+        answer(&mut c, EBADF)
+    });
+    def!(linker, "path_remove_directory", |c, _f: i32, _p: i32, _l: i32| answer(
+        &mut c, EBADF
+    ));
+    def!(linker, "path_rename", |c,
+                                 _f: i32,
+                                 _p: i32,
+                                 _l: i32,
+                                 _t: i32,
+                                 _q: i32,
+                                 _m: i32| answer(
+        &mut c, EBADF
+    ));
+    def!(linker, "path_symlink", |c,
+                                  _p: i32,
+                                  _l: i32,
+                                  _f: i32,
+                                  _q: i32,
+                                  _m: i32| {
+        answer(&mut c, EBADF)
+    });
+    def!(linker, "path_unlink_file", |c, _f: i32, _p: i32, _l: i32| answer(
+        &mut c, EBADF
+    ));
+    def!(linker, "poll_oneoff", |c, s: i32, e: i32, n: i32, r: i32| poll_oneoff(
+        &mut c, s, e, n, r
+    ));
     linker.func_wrap_async(WASI_MODULE, "proc_exit", |_c: Caller<'_, Host>, (code,): (i32,)| {
         Box::new(async move { Err::<(), _>(wasmtime::Error::new(Exit(code))) })
     })?;
     def!(linker, "proc_raise", |c, _s: i32| answer(&mut c, ENOTSUP));
-    def!(linker, "random_get", |c, buf: i32, len: i32| random_get(&mut c, buf, len));
+    def!(linker, "random_get", |c, buf: i32, len: i32| random_get(
+        &mut c, buf, len
+    ));
     def!(linker, "sched_yield", |c| answer(&mut c, SUCCESS));
-    def!(linker, "sock_accept", |c, _f: i32, _fl: i32, _r: i32| answer(&mut c, ENOTSUP));
-    def!(linker, "sock_recv", |c, _f: i32, _d: i32, _l: i32, _fl: i32, _r: i32, _o: i32| answer(&mut c, ENOTSUP));
-    def!(linker, "sock_send", |c, _f: i32, _d: i32, _l: i32, _fl: i32, _r: i32| answer(&mut c, ENOTSUP));
+    def!(linker, "sock_accept", |c, _f: i32, _fl: i32, _r: i32| answer(
+        &mut c, ENOTSUP
+    ));
+    def!(linker, "sock_recv", |c,
+                               _f: i32,
+                               _d: i32,
+                               _l: i32,
+                               _fl: i32,
+                               _r: i32,
+                               _o: i32| answer(
+        &mut c, ENOTSUP
+    ));
+    def!(linker, "sock_send", |c,
+                               _f: i32,
+                               _d: i32,
+                               _l: i32,
+                               _fl: i32,
+                               _r: i32| answer(
+        &mut c, ENOTSUP
+    ));
     def!(linker, "sock_shutdown", |c, _f: i32, _h: i32| answer(&mut c, ENOTSUP));
     Ok(())
 }

@@ -1,11 +1,9 @@
 //! `arbiter`: play bots against each other locally, inspect positions and
 //! replays, and (soon) run the ladder server.
 
-mod bots;
-mod check;
 mod cmd;
-mod sandbox;
-mod stats;
+
+use arbiter_server::sandbox;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -20,6 +18,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    Serve(cmd::serve::Args),
+    Worker(cmd::worker::Args),
+    #[command(subcommand)]
+    Ratings(cmd::ratings::Command),
     Play(cmd::play::Args),
     Check(cmd::check::Args),
     Bots(cmd::bots::Args),
@@ -27,9 +29,32 @@ enum Command {
     Perft(cmd::perft::Args),
     #[command(subcommand)]
     Replay(cmd::replay::Command),
+    /// Runs a house bot natively over stdin/stdout (for benchmarks and tests).
+    #[command(name = "__house-bot", hide = true)]
+    HouseBot {
+        /// The house bot's name.
+        name: String,
+        /// Answer one request, then exit (a process per move).
+        #[arg(long)]
+        once: bool,
+    },
     /// Compiles one module for the sandbox (run by the sandbox itself).
     #[command(name = sandbox::COMPILE_SUBCOMMAND, hide = true)]
     CompileModule,
+}
+
+/// Runs a house bot natively: the loop, or one request with `once`.
+fn house_bot(name: &str, once: bool) -> anyhow::Result<()> {
+    if !once {
+        arbiter_bots::run(name);
+        return Ok(());
+    }
+    let mut answer = arbiter_bots::answerer(name, arbiter_sdk::Rng::from_host())
+        .ok_or_else(|| anyhow::anyhow!("no house bot called {name}"))?;
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    println!("{}", answer(line.trim_end()));
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -41,10 +66,14 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Serve(args) => cmd::serve::run(args),
+        Command::Worker(args) => cmd::worker::run(args),
+        Command::Ratings(command) => cmd::ratings::run(command),
         Command::Play(args) => cmd::play::run(args),
         Command::Check(args) => cmd::check::run(args),
         Command::Bots(args) => cmd::bots::run(args),
         Command::CompileModule => return arbiter_sandbox::compiler_child_main(),
+        Command::HouseBot { name, once } => house_bot(&name, once),
         Command::Position(args) => cmd::position::run(args),
         Command::Perft(args) => cmd::perft::run(args),
         Command::Replay(command) => cmd::replay::run(command),

@@ -56,7 +56,10 @@ fn slow_compilation_is_killed() {
     let started = std::time::Instant::now();
     let err = sb.load(&wasm(&echo_wat())).expect_err("too slow");
     assert_eq!(err, ModuleError::CompileTimeout { secs: 1 });
-    assert_eq!(err.to_string(), "compilation took longer than 1 s; make the module (or its largest functions) smaller");
+    assert_eq!(
+        err.to_string(),
+        "compilation took longer than 1 s; make the module (or its largest functions) smaller"
+    );
     assert!(started.elapsed() < Duration::from_secs(5));
 }
 
@@ -70,7 +73,10 @@ fn compiler_out_of_memory_is_reported() {
     .expect("sandbox");
     // A distinct module, so no cache entry exists.
     let err = sb
-        .load(&wasm(&crate::support::wat_bot("(call $echo) (drop (i32.const 77))", "")))
+        .load(&wasm(&crate::support::wat_bot(
+            "(call $echo) (drop (i32.const 77))",
+            "",
+        )))
         .expect_err("no memory to compile");
     assert_eq!(err, ModuleError::CompileOutOfMemory { mib: 16 }, "{err}");
 }

@@ -14,9 +14,7 @@ fn refused(wat: &str) -> ModuleError {
 
 #[test]
 fn forbidden_import_is_named() {
-    let err = refused(
-        r#"(module (import "env" "foo" (func)) (memory (export "memory") 1) (func (export "_start")))"#,
-    );
+    let err = refused(r#"(module (import "env" "foo" (func)) (memory (export "memory") 1) (func (export "_start")))"#);
     assert_eq!(
         err,
         ModuleError::ForbiddenImport {
@@ -37,9 +35,8 @@ fn unknown_wasi_function_and_imported_memory_are_forbidden() {
            (memory (export "memory") 1) (func (export "_start")))"#,
     );
     assert!(matches!(err, ModuleError::ForbiddenImport { ref name, .. } if name == "thread_spawn"));
-    let err = refused(
-        r#"(module (import "env" "memory" (memory 1)) (export "memory" (memory 0)) (func (export "_start")))"#,
-    );
+    let err =
+        refused(r#"(module (import "env" "memory" (memory 1)) (export "memory" (memory 0)) (func (export "_start")))"#);
     assert!(matches!(err, ModuleError::ForbiddenImport { ref name, .. } if name == "memory"));
 }
 
@@ -49,7 +46,10 @@ fn wrong_wasi_signature() {
         r#"(module (import "wasi_snapshot_preview1" "fd_write" (func (param i32) (result i32)))
            (memory (export "memory") 1) (func (export "_start")))"#,
     );
-    assert!(matches!(err, ModuleError::ImportSignature { ref name, .. } if name == "fd_write"), "{err}");
+    assert!(
+        matches!(err, ModuleError::ImportSignature { ref name, .. } if name == "fd_write"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -85,7 +85,13 @@ fn shared_memory_is_refused() {
 #[test]
 fn two_memories_are_refused() {
     let err = refused(r#"(module (memory (export "memory") 1) (memory 1) (func (export "_start")))"#);
-    assert_eq!(err, ModuleError::TooMany { what: "memories", count: 2 });
+    assert_eq!(
+        err,
+        ModuleError::TooMany {
+            what: "memories",
+            count: 2
+        }
+    );
 }
 
 #[test]
@@ -93,7 +99,10 @@ fn huge_initial_memory_and_table_are_refused() {
     let err = refused(r#"(module (memory (export "memory") 5000) (func (export "_start")))"#);
     assert!(matches!(err, ModuleError::MemoryTooLarge { .. }), "{err}");
     let err = refused(r#"(module (memory (export "memory") 1) (table 200000 funcref) (func (export "_start")))"#);
-    assert!(matches!(err, ModuleError::TableTooLarge { elements: 200000, .. }), "{err}");
+    assert!(
+        matches!(err, ModuleError::TableTooLarge { elements: 200000, .. }),
+        "{err}"
+    );
 }
 
 /// A module with one function whose body is `nops` bytes of `nop`, encoded
@@ -144,7 +153,14 @@ fn compile_bomb_is_refused_by_size() {
     let bomb = huge_function(1_100_000);
     let err = sandbox().check(&bomb).expect_err("refused");
     assert!(
-        matches!(err, ModuleError::FunctionTooLarge { index: 0, limit: 1_048_576, .. }),
+        matches!(
+            err,
+            ModuleError::FunctionTooLarge {
+                index: 0,
+                limit: 1_048_576,
+                ..
+            }
+        ),
         "{err}"
     );
 }
@@ -154,7 +170,13 @@ fn oversize_module() {
     let mut big = b"\0asm\x01\0\0\0".to_vec();
     big.resize(16 * 1024 * 1024 + 1, 0);
     let err = sandbox().check(&big).expect_err("refused");
-    assert_eq!(err, ModuleError::TooLarge { size: 16 * 1024 * 1024 + 1, limit: 16 * 1024 * 1024 });
+    assert_eq!(
+        err,
+        ModuleError::TooLarge {
+            size: 16 * 1024 * 1024 + 1,
+            limit: 16 * 1024 * 1024
+        }
+    );
 }
 
 #[test]
@@ -165,8 +187,8 @@ fn not_wasm_component_and_garbage() {
     let err = sandbox().check(b"\0asm\x01\0\0\0\x01\xff\xff").expect_err("refused");
     assert!(matches!(err, ModuleError::Invalid(_)), "{err}");
     // Valid structure, invalid code: validation catches it.
-    let err = refused(r#"(module (memory (export "memory") 1) (func (export "_start") (drop (i32.const 1) (i32.const 2))))"#)
-        ;
+    let err =
+        refused(r#"(module (memory (export "memory") 1) (func (export "_start") (drop (i32.const 1) (i32.const 2))))"#);
     assert!(matches!(err, ModuleError::Invalid(_)), "{err}");
 }
 
@@ -184,20 +206,34 @@ fn every_provided_wasi_function_links() {
     // The module imports every function the host claims to provide, with
     // its WASI signature: check and instantiation agree.
     let sigs: &[(&str, &str, &str)] = &[
-        ("args_get", "i32 i32", "i32"), ("args_sizes_get", "i32 i32", "i32"),
-        ("environ_get", "i32 i32", "i32"), ("environ_sizes_get", "i32 i32", "i32"),
-        ("clock_res_get", "i32 i32", "i32"), ("clock_time_get", "i32 i64 i32", "i32"),
-        ("fd_advise", "i32 i64 i64 i32", "i32"), ("fd_allocate", "i32 i64 i64", "i32"),
-        ("fd_close", "i32", "i32"), ("fd_datasync", "i32", "i32"),
-        ("fd_fdstat_get", "i32 i32", "i32"), ("fd_fdstat_set_flags", "i32 i32", "i32"),
-        ("fd_fdstat_set_rights", "i32 i64 i64", "i32"), ("fd_filestat_get", "i32 i32", "i32"),
-        ("fd_filestat_set_size", "i32 i64", "i32"), ("fd_filestat_set_times", "i32 i64 i64 i32", "i32"),
-        ("fd_pread", "i32 i32 i32 i64 i32", "i32"), ("fd_prestat_get", "i32 i32", "i32"),
-        ("fd_prestat_dir_name", "i32 i32 i32", "i32"), ("fd_pwrite", "i32 i32 i32 i64 i32", "i32"),
-        ("fd_read", "i32 i32 i32 i32", "i32"), ("fd_readdir", "i32 i32 i32 i64 i32", "i32"),
-        ("fd_renumber", "i32 i32", "i32"), ("fd_seek", "i32 i64 i32 i32", "i32"),
-        ("fd_sync", "i32", "i32"), ("fd_tell", "i32 i32", "i32"),
-        ("fd_write", "i32 i32 i32 i32", "i32"), ("path_create_directory", "i32 i32 i32", "i32"),
+        ("args_get", "i32 i32", "i32"),
+        ("args_sizes_get", "i32 i32", "i32"),
+        ("environ_get", "i32 i32", "i32"),
+        ("environ_sizes_get", "i32 i32", "i32"),
+        ("clock_res_get", "i32 i32", "i32"),
+        ("clock_time_get", "i32 i64 i32", "i32"),
+        ("fd_advise", "i32 i64 i64 i32", "i32"),
+        ("fd_allocate", "i32 i64 i64", "i32"),
+        ("fd_close", "i32", "i32"),
+        ("fd_datasync", "i32", "i32"),
+        ("fd_fdstat_get", "i32 i32", "i32"),
+        ("fd_fdstat_set_flags", "i32 i32", "i32"),
+        ("fd_fdstat_set_rights", "i32 i64 i64", "i32"),
+        ("fd_filestat_get", "i32 i32", "i32"),
+        ("fd_filestat_set_size", "i32 i64", "i32"),
+        ("fd_filestat_set_times", "i32 i64 i64 i32", "i32"),
+        ("fd_pread", "i32 i32 i32 i64 i32", "i32"),
+        ("fd_prestat_get", "i32 i32", "i32"),
+        ("fd_prestat_dir_name", "i32 i32 i32", "i32"),
+        ("fd_pwrite", "i32 i32 i32 i64 i32", "i32"),
+        ("fd_read", "i32 i32 i32 i32", "i32"),
+        ("fd_readdir", "i32 i32 i32 i64 i32", "i32"),
+        ("fd_renumber", "i32 i32", "i32"),
+        ("fd_seek", "i32 i64 i32 i32", "i32"),
+        ("fd_sync", "i32", "i32"),
+        ("fd_tell", "i32 i32", "i32"),
+        ("fd_write", "i32 i32 i32 i32", "i32"),
+        ("path_create_directory", "i32 i32 i32", "i32"),
         ("path_filestat_get", "i32 i32 i32 i32 i32", "i32"),
         ("path_filestat_set_times", "i32 i32 i32 i32 i64 i64 i32", "i32"),
         ("path_link", "i32 i32 i32 i32 i32 i32 i32", "i32"),
@@ -205,16 +241,26 @@ fn every_provided_wasi_function_links() {
         ("path_readlink", "i32 i32 i32 i32 i32 i32", "i32"),
         ("path_remove_directory", "i32 i32 i32", "i32"),
         ("path_rename", "i32 i32 i32 i32 i32 i32", "i32"),
-        ("path_symlink", "i32 i32 i32 i32 i32", "i32"), ("path_unlink_file", "i32 i32 i32", "i32"),
-        ("poll_oneoff", "i32 i32 i32 i32", "i32"), ("proc_exit", "i32", ""),
-        ("proc_raise", "i32", "i32"), ("random_get", "i32 i32", "i32"), ("sched_yield", "", "i32"),
-        ("sock_accept", "i32 i32 i32", "i32"), ("sock_recv", "i32 i32 i32 i32 i32 i32", "i32"),
-        ("sock_send", "i32 i32 i32 i32 i32", "i32"), ("sock_shutdown", "i32 i32", "i32"),
+        ("path_symlink", "i32 i32 i32 i32 i32", "i32"),
+        ("path_unlink_file", "i32 i32 i32", "i32"),
+        ("poll_oneoff", "i32 i32 i32 i32", "i32"),
+        ("proc_exit", "i32", ""),
+        ("proc_raise", "i32", "i32"),
+        ("random_get", "i32 i32", "i32"),
+        ("sched_yield", "", "i32"),
+        ("sock_accept", "i32 i32 i32", "i32"),
+        ("sock_recv", "i32 i32 i32 i32 i32 i32", "i32"),
+        ("sock_send", "i32 i32 i32 i32 i32", "i32"),
+        ("sock_shutdown", "i32 i32", "i32"),
     ];
     let imports: String = sigs
         .iter()
         .map(|(n, p, r)| {
-            let r = if r.is_empty() { String::new() } else { format!("(result {r})") };
+            let r = if r.is_empty() {
+                String::new()
+            } else {
+                format!("(result {r})")
+            };
             format!("(import \"wasi_snapshot_preview1\" \"{n}\" (func (param {p}) {r}))\n")
         })
         .collect();

@@ -43,7 +43,10 @@ fn infinite_loop_times_out_and_stays_paused() {
 
 #[test]
 fn loop_around_a_host_call_times_out() {
-    assert_eq!(fault_of("(loop $l (drop (call $sched_yield)) (br $l))", ""), (FaultKind::Timeout, FUEL));
+    assert_eq!(
+        fault_of("(loop $l (drop (call $sched_yield)) (br $l))", ""),
+        (FaultKind::Timeout, FUEL)
+    );
     assert_host_fine();
 }
 
@@ -65,7 +68,10 @@ fn memory_bomb_grow_fails_then_trap_is_a_memory_crash() {
 fn table_bomb_grow_fails_then_trap_is_a_memory_crash() {
     let start =
         "(loop $l (br_if $l (i32.ne (table.grow $t (ref.null func) (i32.const 1000)) (i32.const -1)))) unreachable";
-    assert_eq!(crash(start, "(table $t 1 funcref)"), CrashReason::MemoryLimit(TrapKind::Unreachable));
+    assert_eq!(
+        crash(start, "(table $t 1 funcref)"),
+        CrashReason::MemoryLimit(TrapKind::Unreachable)
+    );
     assert_host_fine();
 }
 
@@ -165,7 +171,10 @@ fn exit_before_replying_is_a_crash() {
         crash("(call $proc_exit (i32.const 3))", ""),
         CrashReason::ExitBeforeReply { code: 3 }
     );
-    assert_eq!(crash("(drop (call $read))", ""), CrashReason::ExitBeforeReply { code: 0 });
+    assert_eq!(
+        crash("(drop (call $read))", ""),
+        CrashReason::ExitBeforeReply { code: 0 }
+    );
     assert_host_fine();
 }
 
@@ -252,14 +261,21 @@ fn wall_clock_backstop_is_a_crash() {
     let module = sb.load(&wasm(&wat_bot("(loop $l (br $l))", ""))).expect("loads");
     let mut b = sb.instantiate(&module, env(1)).expect("instantiates");
     let f = b.turn(b"x", u64::MAX / 4).expect_err("stopped");
-    assert!(matches!(f.kind, FaultKind::Crash(CrashReason::Backstop { .. })), "{f:?}");
+    assert!(
+        matches!(f.kind, FaultKind::Crash(CrashReason::Backstop { .. })),
+        "{f:?}"
+    );
     assert_host_fine();
 }
 
 fn hex_reply(start: &str, seed: u64, turns: usize) -> Vec<Vec<u8>> {
     let module = load(&wat_bot(start, HEX));
-    let mut b = crate::support::sandbox().instantiate(&module, env(seed)).expect("instantiates");
-    (0..turns).map(|i| b.turn(format!("{i}").as_bytes(), FUEL).expect("replies").line).collect()
+    let mut b = crate::support::sandbox()
+        .instantiate(&module, env(seed))
+        .expect("instantiates");
+    (0..turns)
+        .map(|i| b.turn(format!("{i}").as_bytes(), FUEL).expect("replies").line)
+        .collect()
 }
 
 #[test]
@@ -292,7 +308,10 @@ fn clocks_are_virtual_and_deterministic() {
         .map(|l| {
             let s = String::from_utf8_lossy(l).into_owned();
             let (r, m) = s.split_once(' ').expect("two clocks");
-            (u64::from_str_radix(r, 16).expect("hex"), u64::from_str_radix(m, 16).expect("hex"))
+            (
+                u64::from_str_radix(r, 16).expect("hex"),
+                u64::from_str_radix(m, 16).expect("hex"),
+            )
         })
         .collect();
     let origin = env(1).start_time_ns;

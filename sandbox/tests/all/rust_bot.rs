@@ -31,7 +31,10 @@ fn sees_args_env_and_virtual_time() {
     let mut b = echo_bot(1);
     let info = line(&b.turn(b"info", FUEL).expect("replies"));
     assert!(info.contains(r#"args=["bot"]"#), "{info}");
-    assert!(info.contains(r#"env=["ARBITER_GAME=test", "ARBITER_MODE=plain"]"#), "{info}");
+    assert!(
+        info.contains(r#"env=["ARBITER_GAME=test", "ARBITER_MODE=plain"]"#),
+        "{info}"
+    );
     let now: u128 = info
         .split_whitespace()
         .find_map(|w| w.strip_prefix("now="))

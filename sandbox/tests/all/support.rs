@@ -111,7 +111,14 @@ pub fn rust_bot(name: &str) -> Vec<u8> {
         let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sandbox-test-bots");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
-            .args(["build", "--release", "--offline", "--target", "wasm32-wasip1", "--manifest-path"])
+            .args([
+                "build",
+                "--release",
+                "--offline",
+                "--target",
+                "wasm32-wasip1",
+                "--manifest-path",
+            ])
             .arg(&manifest)
             .arg("--target-dir")
             .arg(&target)
@@ -121,7 +128,10 @@ pub fn rust_bot(name: &str) -> Vec<u8> {
             .env_remove("CARGO_ENCODED_RUSTFLAGS")
             .status()
             .expect("cargo runs");
-        assert!(status.success(), "building the test bots failed (is wasm32-wasip1 installed?)");
+        assert!(
+            status.success(),
+            "building the test bots failed (is wasm32-wasip1 installed?)"
+        );
         target.join("wasm32-wasip1/release")
     });
     std::fs::read(dir.join(format!("{name}.wasm"))).expect("test bot was built")

@@ -23,10 +23,10 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let wasm = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     let name = args.file.file_stem().and_then(|s| s.to_str()).unwrap_or("bot");
-    let sandbox = crate::sandbox::shared()?;
-    let verdict = crate::check::check(&sandbox, &wasm, name, args.game)?;
+    let sandbox = arbiter_server::sandbox::shared()?;
+    let verdict = arbiter_server::check::check(&sandbox, &wasm, name, args.game)?;
     print!("{}", verdict.report());
-    if matches!(verdict, crate::check::Verdict::Rejected { .. }) {
+    if matches!(verdict, arbiter_server::check::Verdict::Rejected { .. }) {
         std::process::exit(1);
     }
     Ok(())

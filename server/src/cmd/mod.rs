@@ -5,4 +5,12 @@ pub mod check;
 pub mod perft;
 pub mod play;
 pub mod position;
+pub mod ratings;
 pub mod replay;
+pub mod serve;
+pub mod worker;
+
+/// The async runtime of the server commands.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
+}

@@ -1,7 +1,7 @@
 //! `arbiter play`: run matches between two bots on this machine.
 
-use crate::bots;
-use crate::stats::{Record, format_elo};
+use arbiter_server::bots;
+use arbiter_server::stats::{Record, format_elo};
 use anyhow::Context;
 use arbiter_games::Variant;
 use arbiter_referee::{Entrant, MatchSettings, PlayedMatch, play_match};
@@ -105,7 +105,7 @@ fn play_one(args: &Args, entrants: &[Arc<dyn Entrant>; 2], i: u32) -> anyhow::Re
     let mut settings = MatchSettings::new(args.game, args.seed.wrapping_add(u64::from(i)));
     settings.match_id = u64::from(i) + 1;
     if entrants.iter().any(|e| e.info().kind == "wasm") {
-        settings.fuel_per_ms = Some(crate::sandbox::shared()?.config().fuel_per_ms);
+        settings.fuel_per_ms = Some(arbiter_server::sandbox::shared()?.config().fuel_per_ms);
     }
     let played = play_match(&settings, [entrants[0].as_ref(), entrants[1].as_ref()])
         .with_context(|| format!("match {} could not be played", i + 1))?;

@@ -1,0 +1,562 @@
+//! The same bot in four player forms, side by side.
+//!
+//! House bot `othello-greedy` (it parses the whole ~600-byte Othello request
+//! each move) runs
+//!
+//! 1. in-process, natively (`arbiter_bots::answerer` behind `InProcess`),
+//! 2. sandboxed (the house wasm module through `arbiter_sandbox`, as a
+//!    `WasmBot`),
+//! 3. as a native subprocess per game (`arbiter __house-bot othello-greedy`
+//!    behind `NativeCommand`),
+//! 4. as a native subprocess per move (the same with `--once`: the native
+//!    player restarts the bot for every turn).
+//!
+//! For each form it measures (a) the per-turn round trip over the requests of
+//! one recorded game (fresh players each game, so starting them is amortised
+//! over the game's turns), (b) full-match throughput of `play_match` with both
+//! participants in that form, and for the sandbox (c) instantiating a loaded
+//! module and loading a cached one. It prints a table, ratios against the
+//! in-process baseline of the same run, and whether each target is met.
+//!
+//! Run with `cargo bench -p arbiter-server --bench players` (about a minute).
+//! Timing is a hand-rolled loop: warm-up runs, then the median of the timed
+//! runs. Nothing here asserts on time.
+
+use std::hint::black_box;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use arbiter_games::Variant;
+use arbiter_games::othello::{Mode, Move, Request, parse_reply};
+use arbiter_referee::native::NativeCommand;
+use arbiter_referee::wasm::{CLOCK_ORIGIN_NS, bot_seed};
+use arbiter_referee::{Entrant, GameSetup, InProcess, MatchSettings, Player, WasmBot, play_match};
+use arbiter_sandbox::{BotEnv, BotModule, CompilerCommand, DEFAULT_FUEL_PER_MS, Sandbox, SandboxConfig};
+use arbiter_sdk::Rng;
+
+/// The bot every form runs.
+const BOT: &str = "othello-greedy";
+/// The match seed of the recorded game and of every benchmarked match.
+const SEED: u64 = 2026;
+/// Othello's per-move cap, as the referee hands it to a player.
+const TURN_BUDGET_US: u64 = 10_000_000;
+
+/// Targets, checked (and reported, never asserted) at the end.
+const TARGET_SANDBOX_VS_IN_PROCESS: f64 = 2.5;
+const TARGET_PER_GAME_VS_SANDBOX: f64 = 5.0;
+const TARGET_INSTANTIATE_US: f64 = 50.0;
+
+/// The arbiter binary: runs the native house bot and compiles modules.
+const ARBITER: &str = env!("CARGO_BIN_EXE_arbiter");
+
+fn main() {
+    let variant: Variant = "othello:std".parse().expect("othello:std is a variant");
+    let house = arbiter_house::find(BOT).expect("othello-greedy is a house bot");
+    println!("players benchmark: {BOT} on {variant}, match seed {SEED}");
+
+    // The sandbox, its compiler child being the arbiter binary.
+    let sandbox = Sandbox::new(SandboxConfig {
+        compiler: CompilerCommand::new(ARBITER, ["__compile-module"]),
+        ..Default::default()
+    })
+    .expect("the sandbox starts");
+    let started = Instant::now();
+    let module = sandbox.load(house.wasm).expect("the house module loads");
+    let first_load = started.elapsed();
+
+    let forms = [
+        Form {
+            name: "in-process native",
+            entrant: in_process(),
+            turn_games: Runs::new(3, 300, Duration::from_secs(2)),
+            matches: Runs::new(3, 300, Duration::from_secs(3)),
+        },
+        Form {
+            name: "sandboxed (wasm)",
+            entrant: Arc::new(WasmBot::new(sandbox.clone(), module.clone(), format!("house:{BOT}"))),
+            turn_games: Runs::new(3, 300, Duration::from_secs(3)),
+            matches: Runs::new(3, 200, Duration::from_secs(4)),
+        },
+        Form {
+            name: "native subprocess per game",
+            entrant: native(false),
+            turn_games: Runs::new(3, 200, Duration::from_secs(4)),
+            matches: Runs::new(2, 100, Duration::from_secs(5)),
+        },
+        Form {
+            name: "native subprocess per move",
+            entrant: native(true),
+            turn_games: Runs::new(1, 8, Duration::from_secs(6)),
+            matches: Runs::new(1, 6, Duration::from_secs(8)),
+        },
+    ];
+
+    let game = record_game(variant);
+    let sizes = game.iter().map(|turn| turn.request.len());
+    let (shortest, longest) = (sizes.clone().min().unwrap_or(0), sizes.max().unwrap_or(0));
+    println!(
+        "recorded game: leg 0 of an in-process match, {} turns, requests {shortest}–{longest} bytes",
+        game.len()
+    );
+
+    let mut results = Vec::new();
+    for form in &forms {
+        eprintln!("measuring {} ...", form.name);
+        let turns = measure_turns(&*form.entrant, &game, form.turn_games);
+        let matches = measure_matches(&*form.entrant, variant, form.matches);
+        results.push(FormResult {
+            name: form.name,
+            turns,
+            matches,
+        });
+    }
+    eprintln!("measuring the sandbox's instantiation and cache ...");
+    let cache = measure_cache(&sandbox, &module, house.wasm);
+
+    report(&results, &cache, first_load);
+}
+
+/// One player form and how many runs it gets.
+struct Form {
+    name: &'static str,
+    entrant: Arc<dyn Entrant>,
+    /// Replays of the recorded game for (a).
+    turn_games: Runs,
+    /// Matches for (b).
+    matches: Runs,
+}
+
+/// How many timed runs: at least `min`, then more until `time` has passed,
+/// at most `max`; one untimed warm-up run first.
+#[derive(Clone, Copy)]
+struct Runs {
+    min: usize,
+    max: usize,
+    time: Duration,
+}
+
+impl Runs {
+    const fn new(min: usize, max: usize, time: Duration) -> Runs {
+        Runs { min, max, time }
+    }
+
+    /// Runs `f` once to warm up, then as often as this says; returns the
+    /// timed runs' results.
+    fn run<T>(self, mut f: impl FnMut() -> T) -> Vec<T> {
+        black_box(f());
+        let start = Instant::now();
+        let mut out = Vec::new();
+        while out.len() < self.max && (out.len() < self.min || start.elapsed() < self.time) {
+            out.push(f());
+        }
+        out
+    }
+}
+
+/// The house bot as an in-process reply function, seeded like a sandboxed
+/// bot (what `arbiter play builtin:othello-greedy` runs).
+fn in_process() -> Arc<dyn Entrant> {
+    arbiter_bots::answerer(BOT, Rng::seeded(0)).expect("othello-greedy has an answerer");
+    Arc::new(InProcess::new(format!("builtin:{BOT}"), |setup: &GameSetup| {
+        let rng = Rng::seeded(bot_seed(setup.seed, setup.game_index, setup.side));
+        arbiter_bots::answerer(BOT, rng).unwrap_or_else(|| Box::new(|_: &str| String::new()))
+    }))
+}
+
+/// The house bot as a native process: `arbiter __house-bot othello-greedy`,
+/// with `--once` a process per move.
+fn native(once: bool) -> Arc<dyn Entrant> {
+    let mut command = format!("{} __house-bot {BOT}", shell_quote(ARBITER));
+    if once {
+        command.push_str(" --once");
+    }
+    Arc::new(NativeCommand::parse(&command).expect("the bot command parses"))
+}
+
+/// `word` in single quotes, for `NativeCommand::parse`.
+fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// One request of the recorded game.
+struct Turn {
+    /// The side it went to.
+    side: u8,
+    /// The request line.
+    request: String,
+    /// Its legal moves (empty: the bot must pass).
+    legal: Vec<i32>,
+}
+
+/// The requests of leg 0 of a real match between in-process greedy bots, in
+/// the order they were made.
+fn record_game(variant: Variant) -> Vec<Turn> {
+    let log: Arc<Mutex<Vec<(u8, String)>>> = Arc::default();
+    let recorder = {
+        let log = Arc::clone(&log);
+        InProcess::new("recorder", move |setup: &GameSetup| {
+            let rng = Rng::seeded(bot_seed(setup.seed, setup.game_index, setup.side));
+            let mut answer = arbiter_bots::answerer(BOT, rng).expect("othello-greedy has an answerer");
+            let (log, side, leg) = (Arc::clone(&log), setup.side, setup.game_index);
+            Box::new(move |request: &str| {
+                if leg == 0 {
+                    let mut log = log.lock().unwrap_or_else(PoisonError::into_inner);
+                    log.push((side, request.to_string()));
+                }
+                answer(request)
+            })
+        })
+    };
+    let played = play_match(&MatchSettings::new(variant, SEED), [&recorder, &recorder]).expect("the recording plays");
+    if let Some(game) = played.replay.games.first().filter(|game| game.reason.is_fault()) {
+        println!("  ! the recorded game ended in a fault: {}", game.reason);
+    }
+    let log = std::mem::take(&mut *log.lock().unwrap_or_else(PoisonError::into_inner));
+    log.into_iter()
+        .map(|(side, request)| {
+            let parsed: Request = serde_json::from_str(&request).expect("a request parses");
+            Turn {
+                side,
+                legal: parsed.legal_moves,
+                request,
+            }
+        })
+        .collect()
+}
+
+/// Whether `line` answers `turn` with a legal move.
+fn legal_reply(turn: &Turn, line: &str) -> bool {
+    match parse_reply(line, Mode::Std) {
+        Ok(Move::Pass) => turn.legal.is_empty(),
+        Ok(mv) => turn.legal.contains(&mv.code()),
+        Err(_) => false,
+    }
+}
+
+/// One replay of the recorded game.
+struct GameRun {
+    /// Starting both players, every turn, and dropping the players.
+    whole: Duration,
+    /// The turns alone.
+    turns: Duration,
+    /// Faults and replies that are not a legal move.
+    bad: usize,
+    /// The last fault, in words.
+    fault: Option<String>,
+}
+
+/// Plays the recorded requests to two fresh players of `entrant` (one per
+/// side, as in the real game), turn by turn.
+fn replay_game(entrant: &dyn Entrant, game: &[Turn]) -> GameRun {
+    let mut bad = 0;
+    let mut fault = None;
+    let start = Instant::now();
+    let mut players: Vec<Option<Box<dyn Player>>> = (0..2u8)
+        .map(|side| {
+            let setup = GameSetup {
+                game: "othello".to_string(),
+                mode: "std".to_string(),
+                seed: SEED,
+                match_id: 0,
+                game_index: 0,
+                side,
+            };
+            match entrant.spawn(&setup) {
+                Ok(player) => Some(player),
+                Err(error) => {
+                    fault = Some(format!("cannot start: {error}"));
+                    None
+                }
+            }
+        })
+        .collect();
+    let mut turns = Duration::ZERO;
+    for turn in game {
+        let Some(player) = players[usize::from(turn.side)].as_mut() else {
+            bad += 1;
+            continue;
+        };
+        let before = Instant::now();
+        let result = player.turn(&turn.request, TURN_BUDGET_US);
+        turns += before.elapsed();
+        match result {
+            Ok(answer) if legal_reply(turn, &answer.line) => {}
+            Ok(answer) => {
+                bad += 1;
+                fault = Some(format!("not a legal move: {}", answer.line));
+            }
+            Err(error) => {
+                bad += 1;
+                fault = Some(error.fault.to_string());
+            }
+        }
+    }
+    drop(black_box(players));
+    GameRun {
+        whole: start.elapsed(),
+        turns,
+        bad,
+        fault,
+    }
+}
+
+/// (a): per-turn round trips.
+struct TurnStats {
+    /// Median over games of (whole game ÷ turns), µs.
+    amortised_us: f64,
+    /// Median over games of (turns alone ÷ turns), µs.
+    turn_only_us: f64,
+    games: usize,
+    bad: usize,
+    fault: Option<String>,
+}
+
+fn measure_turns(entrant: &dyn Entrant, game: &[Turn], runs: Runs) -> TurnStats {
+    let n = game.len().max(1) as f64;
+    let runs = runs.run(|| replay_game(entrant, game));
+    let fault = runs.iter().rev().find_map(|run| run.fault.clone());
+    TurnStats {
+        amortised_us: median(runs.iter().map(|run| micros(run.whole) / n)),
+        turn_only_us: median(runs.iter().map(|run| micros(run.turns) / n)),
+        games: runs.len(),
+        bad: runs.iter().map(|run| run.bad).sum(),
+        fault,
+    }
+}
+
+/// (b): whole matches through the referee.
+struct MatchStats {
+    /// Median match time, ms.
+    median_ms: f64,
+    matches: usize,
+    /// Matches that failed on the host or had a game ending in a fault.
+    bad: usize,
+    fault: Option<String>,
+}
+
+fn measure_matches(entrant: &dyn Entrant, variant: Variant, runs: Runs) -> MatchStats {
+    let mut settings = MatchSettings::new(variant, SEED);
+    settings.fuel_per_ms = Some(DEFAULT_FUEL_PER_MS);
+    let runs = runs.run(|| {
+        let start = Instant::now();
+        let played = play_match(&settings, [entrant, entrant]);
+        let elapsed = start.elapsed();
+        let fault = match played {
+            Err(error) => Some(error.to_string()),
+            Ok(played) => played
+                .replay
+                .games
+                .iter()
+                .find(|game| game.reason.is_fault())
+                .map(|game| format!("{}: {}", game.reason, game.detail.as_deref().unwrap_or(""))),
+        };
+        (elapsed, fault)
+    });
+    MatchStats {
+        median_ms: median(runs.iter().map(|(elapsed, _)| micros(*elapsed) / 1000.0)),
+        matches: runs.len(),
+        bad: runs.iter().filter(|(_, fault)| fault.is_some()).count(),
+        fault: runs.iter().rev().find_map(|(_, fault)| fault.clone()),
+    }
+}
+
+/// (c): the sandbox's instantiation and module cache.
+struct CacheStats {
+    instantiate: Summary,
+    drop: Summary,
+    load_cached: Summary,
+    check: Summary,
+    errors: usize,
+}
+
+/// Median and 90th percentile of some samples, µs.
+struct Summary {
+    median: f64,
+    p90: f64,
+    n: usize,
+}
+
+impl Summary {
+    fn of(mut samples: Vec<f64>) -> Summary {
+        samples.sort_by(f64::total_cmp);
+        let at = |q: f64| samples.get(((samples.len() as f64 - 1.0) * q).round() as usize).copied();
+        Summary {
+            median: at(0.5).unwrap_or(f64::NAN),
+            p90: at(0.9).unwrap_or(f64::NAN),
+            n: samples.len(),
+        }
+    }
+}
+
+fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8]) -> CacheStats {
+    const BATCH: u64 = 32;
+    const BATCHES: u64 = 40;
+    let mut instantiate = Vec::new();
+    let mut dropping = Vec::new();
+    let mut errors = 0;
+    // The first batch warms up the pool's slots and is not counted.
+    for batch in 0..=BATCHES {
+        let mut live = Vec::new();
+        for i in 0..BATCH {
+            let env = BotEnv {
+                seed: batch * BATCH + i,
+                vars: vec![
+                    ("ARBITER_GAME".to_string(), "othello".to_string()),
+                    ("ARBITER_MODE".to_string(), "std".to_string()),
+                ],
+                start_time_ns: CLOCK_ORIGIN_NS,
+            };
+            let start = Instant::now();
+            let made = sandbox.instantiate(module, env);
+            let elapsed = start.elapsed();
+            match made {
+                Ok(instance) => {
+                    live.push(instance);
+                    if batch > 0 {
+                        instantiate.push(micros(elapsed));
+                    }
+                }
+                Err(_) => errors += 1,
+            }
+        }
+        for instance in live {
+            let start = Instant::now();
+            drop(black_box(instance));
+            if batch > 0 {
+                dropping.push(micros(start.elapsed()));
+            }
+        }
+    }
+    let timed = |f: &mut dyn FnMut() -> bool| {
+        let mut samples = Vec::new();
+        let mut errors = 0;
+        for i in 0..=200 {
+            let start = Instant::now();
+            let ok = f();
+            let elapsed = start.elapsed();
+            errors += usize::from(!ok);
+            if i > 0 {
+                samples.push(micros(elapsed));
+            }
+        }
+        (Summary::of(samples), errors)
+    };
+    let (load_cached, load_errors) = timed(&mut || sandbox.load(black_box(wasm)).is_ok());
+    let (check, check_errors) = timed(&mut || sandbox.check(black_box(wasm)).is_ok());
+    CacheStats {
+        instantiate: Summary::of(instantiate),
+        drop: Summary::of(dropping),
+        load_cached,
+        check,
+        errors: errors + load_errors + check_errors,
+    }
+}
+
+/// All measurements of one form.
+struct FormResult {
+    name: &'static str,
+    turns: TurnStats,
+    matches: MatchStats,
+}
+
+fn report(results: &[FormResult], cache: &CacheStats, first_load: Duration) {
+    let Some(base) = results.first() else {
+        return;
+    };
+    let base_turn = base.turns.amortised_us;
+    let base_match = base.matches.median_ms;
+    println!();
+    println!("(a) per-turn round trip over the recorded game, fresh players per game: median over games of");
+    println!("    turn = (start both players + every request→reply + drop) ÷ turns;  turns only = without start and drop");
+    println!("(b) full matches through play_match, both participants in that form (2 legs)");
+    println!();
+    println!(
+        "{:<28} {:>10} {:>11} {:>9} {:>6} {:>10} {:>10} {:>9} {:>8} {:>6}",
+        "form", "turn µs", "turns only", "× in-proc", "games", "ms/match", "matches/s", "× in-proc", "matches", "faults"
+    );
+    for r in results {
+        let (t, m) = (&r.turns, &r.matches);
+        println!(
+            "{:<28} {:>10.1} {:>11.1} {:>9.2} {:>6} {:>10.2} {:>10.1} {:>9.2} {:>8} {:>6}",
+            r.name,
+            t.amortised_us,
+            t.turn_only_us,
+            t.amortised_us / base_turn,
+            t.games,
+            m.median_ms,
+            1000.0 / m.median_ms,
+            m.median_ms / base_match,
+            m.matches,
+            t.bad + m.bad,
+        );
+    }
+    for r in results {
+        if let Some(fault) = &r.turns.fault {
+            println!("  ! {} (turns): {fault}", r.name);
+        }
+        if let Some(fault) = &r.matches.fault {
+            println!("  ! {} (matches): {fault}", r.name);
+        }
+    }
+    println!();
+    println!("(c) sandbox, module already loaded / cached");
+    let line = |what: &str, s: &Summary| {
+        println!("  {what:<44} median {:>9.1} µs   p90 {:>9.1} µs   n {}", s.median, s.p90, s.n);
+    };
+    line("Sandbox::instantiate (loaded module)", &cache.instantiate);
+    line("drop of a fresh BotInstance", &cache.drop);
+    line("Sandbox::load (module in the memory cache)", &cache.load_cached);
+    line("  of which Sandbox::check (runs first)", &cache.check);
+    println!(
+        "  {:<44} {:>16.1} ms (once, at setup)",
+        "first Sandbox::load (compile in child)",
+        micros(first_load) / 1000.0
+    );
+    if cache.errors > 0 {
+        println!("  ! {} sandbox calls failed", cache.errors);
+    }
+
+    let find = |name: &str| results.iter().find(|r| r.name == name);
+    let (Some(sandboxed), Some(per_game), Some(per_move)) = (
+        find("sandboxed (wasm)"),
+        find("native subprocess per game"),
+        find("native subprocess per move"),
+    ) else {
+        return;
+    };
+    let sandbox_turn = sandboxed.turns.amortised_us;
+    println!();
+    println!("targets (per-turn figures from the `turn µs` column)");
+    let verdict = |met: bool| if met { "met" } else { "MISSED" };
+    let ratio = sandbox_turn / base_turn;
+    println!(
+        "  sandboxed turn within {TARGET_SANDBOX_VS_IN_PROCESS}× of in-process native: {sandbox_turn:.1} µs vs {base_turn:.1} µs = {ratio:.2}× — {}",
+        verdict(ratio <= TARGET_SANDBOX_VS_IN_PROCESS)
+    );
+    let speedup = per_game.turns.amortised_us / sandbox_turn;
+    println!(
+        "  sandboxed at least {TARGET_PER_GAME_VS_SANDBOX}× faster than a subprocess per game: {:.1} µs vs {sandbox_turn:.1} µs = {speedup:.2}× — {}",
+        per_game.turns.amortised_us,
+        verdict(speedup >= TARGET_PER_GAME_VS_SANDBOX)
+    );
+    let inst = cache.instantiate.median;
+    println!(
+        "  instantiation under {TARGET_INSTANTIATE_US} µs: median {inst:.1} µs — {}",
+        verdict(inst < TARGET_INSTANTIATE_US)
+    );
+    println!(
+        "  (for reference: a subprocess per move is {:.0}× the sandboxed turn; full matches: sandboxed {:.2}×, per game {:.2}×, per move {:.1}× the in-process match time)",
+        per_move.turns.amortised_us / sandbox_turn,
+        sandboxed.matches.median_ms / base_match,
+        per_game.matches.median_ms / base_match,
+        per_move.matches.median_ms / base_match,
+    );
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn median(values: impl Iterator<Item = f64>) -> f64 {
+    Summary::of(values.collect()).median
+}

@@ -1,0 +1,53 @@
+//! `arbiter serve`: the ladder server on one machine.
+
+use arbiter_server::ratings::RatingSystem;
+use arbiter_server::server::{ServerConfig, serve};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// Runs the ladder: web site and JSON API, scheduler, upload checks and
+/// in-process workers, on a SQLite database in the data directory (or
+/// PostgreSQL with DATABASE_URL). The house bots are registered on first
+/// start, so a fresh install is playing within seconds.
+#[derive(clap::Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  arbiter serve                                  # http://127.0.0.1:8080, data in ./arbiter-data\n",
+    "  arbiter serve --data /var/lib/arbiter --listen 0.0.0.0:80 --workers 8\n",
+    "  DATABASE_URL=postgres://arbiter@db/arbiter arbiter serve --workers 0   # a front end; run `arbiter worker`s elsewhere",
+))]
+pub struct Args {
+    /// Folder for the SQLite database, modules, replays and compiled code.
+    #[arg(long, default_value = "arbiter-data")]
+    data: PathBuf,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// In-process workers playing matches (default: the number of cores).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// PostgreSQL instead of SQLite.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    database_url: Option<String>,
+    /// Do not schedule ladder matches (only challenges and tournaments play).
+    #[arg(long)]
+    no_schedule: bool,
+    /// Rating system.
+    #[arg(long, value_enum, default_value = "glicko2")]
+    rating: RatingSystem,
+}
+
+/// Runs `arbiter serve`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let defaults = ServerConfig::default();
+    let config = ServerConfig {
+        data_dir: args.data,
+        listen: args.listen,
+        workers: args.workers.unwrap_or(defaults.workers),
+        database_url: args.database_url,
+        schedule: !args.no_schedule,
+        rating: args.rating,
+        ..defaults
+    };
+    super::runtime()?.block_on(serve(config))
+}

@@ -1,0 +1,47 @@
+//! `arbiter worker`: play queued matches from a shared database.
+
+use arbiter_server::ratings::RatingSystem;
+use arbiter_server::server::Core;
+use arbiter_server::worker::{WorkerConfig, run as run_worker};
+use std::path::PathBuf;
+
+/// Claims queued matches from the database and plays them, with a lease and
+/// heartbeats, so any number of workers on any machines can share one queue
+/// and die at any moment without losing or double-counting a match.
+#[derive(clap::Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  arbiter worker --data arbiter-data              # next to `arbiter serve` on one machine\n",
+    "  DATABASE_URL=postgres://arbiter@db/arbiter arbiter worker --slots 4",
+))]
+pub struct Args {
+    /// Data folder (blobs and compiled code; the SQLite database unless DATABASE_URL is set).
+    #[arg(long, default_value = "arbiter-data")]
+    data: PathBuf,
+    /// PostgreSQL instead of SQLite.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    database_url: Option<String>,
+    /// Matches played at once.
+    #[arg(long, default_value_t = 1)]
+    slots: usize,
+    /// Rating system (must match the server's).
+    #[arg(long, value_enum, default_value = "glicko2")]
+    rating: RatingSystem,
+}
+
+/// Runs `arbiter worker`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    super::runtime()?.block_on(async move {
+        let core = Core::open(&args.data, args.database_url.as_deref(), args.rating).await?;
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        let mut tasks = tokio::task::JoinSet::new();
+        for slot in 0..args.slots.max(1) {
+            let config = WorkerConfig::new(format!("worker-{}-{slot}", std::process::id()));
+            tasks.spawn(run_worker(core.clone(), config, stop.clone()));
+        }
+        tokio::signal::ctrl_c().await?;
+        let _ = stop_tx.send(true);
+        while tasks.join_next().await.is_some() {}
+        Ok(())
+    })
+}

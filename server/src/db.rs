@@ -1,0 +1,96 @@
+//! The database: one schema on SQLite (the default, a file in the data
+//! directory) or PostgreSQL (`DATABASE_URL=postgres://…`), through sqlx's
+//! `Any` driver, so every query is written once.
+//!
+//! Times are stored as Unix milliseconds and JSON as text, the types both
+//! backends share. Each backend keeps its own migrations under
+//! `migrations/`.
+
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::{Any, AnyPool, Transaction};
+use std::path::Path;
+use std::time::Duration;
+
+/// Which database engine a [`Db`] talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// A SQLite file (WAL mode): one machine, any number of processes.
+    Sqlite,
+    /// PostgreSQL: many machines.
+    Postgres,
+}
+
+/// A pool of connections and the backend behind it. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Db {
+    /// The connections.
+    pub pool: AnyPool,
+    /// The engine.
+    pub backend: Backend,
+}
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
+
+/// The current time in Unix milliseconds.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+impl Db {
+    /// Opens (creating if needed) the SQLite database at `path`.
+    pub async fn open_sqlite(path: &Path) -> Result<Db, sqlx::Error> {
+        Db::connect(&format!("sqlite://{}?mode=rwc", path.display())).await
+    }
+
+    /// Connects to `url` (`sqlite://…` or `postgres://…`) and brings the
+    /// schema up to date.
+    pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
+        install_default_drivers();
+        let backend = if url.starts_with("postgres") { Backend::Postgres } else { Backend::Sqlite };
+        let options = AnyPoolOptions::new()
+            .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
+            .acquire_timeout(Duration::from_secs(30));
+        let options = if backend == Backend::Sqlite {
+            options.after_connect(|connection, _| {
+                Box::pin(async move {
+                    // Writers wait for each other instead of failing at once.
+                    sqlx::query("PRAGMA busy_timeout = 10000").execute(&mut *connection).await?;
+                    sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *connection).await?;
+                    sqlx::query("PRAGMA synchronous = NORMAL").execute(&mut *connection).await?;
+                    Ok(())
+                })
+            })
+        } else {
+            options
+        };
+        let pool = options.connect(url).await?;
+        if backend == Backend::Sqlite {
+            sqlx::query("PRAGMA journal_mode = WAL").execute(&pool).await?;
+        }
+        let db = Db { pool, backend };
+        db.migrate().await?;
+        Ok(db)
+    }
+
+    /// Applies the backend's migrations that are not applied yet.
+    pub async fn migrate(&self) -> Result<(), sqlx::Error> {
+        let migrator = match self.backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        migrator.run(&self.pool).await.map_err(|e| sqlx::Error::Migrate(Box::new(e)))
+    }
+
+    /// Starts a transaction that will write: on SQLite it takes the write
+    /// lock at once (`BEGIN IMMEDIATE`), so two writers never deadlock on
+    /// upgrading a read lock.
+    pub async fn begin_write(&self) -> Result<Transaction<'static, Any>, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
+    }
+}

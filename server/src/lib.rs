@@ -1,0 +1,37 @@
+//! The Arbiter ladder server and the pieces the `arbiter` command line
+//! shares with it.
+//!
+//! `arbiter serve` runs everything on one machine: an axum web server with
+//! the JSON API ([`api`]), the scheduler that keeps every ladder playing
+//! ([`scheduler`]), in-process workers that claim queued matches and play them
+//! through the referee ([`worker`]), Glicko-2 ratings ([`ratings`]), upload
+//! checks ([`versions`]) and a content-addressed blob store ([`blobs`]), on a
+//! SQLite database in the data directory or on PostgreSQL ([`db`]).
+//!
+//! # Guarantees
+//!
+//! - A match is rated exactly once, even when a worker dies mid-match and the
+//!   match is claimed again: the result, the replay reference and the rating
+//!   change are written in one transaction guarded by the worker's lease.
+//! - A failure of the host never counts as a loss: such a match is retried,
+//!   then marked failed and left unrated.
+//! - Ratings are derived data: replaying the log of rated matches in order
+//!   gives the stored ratings ([`ratings::recompute`]).
+
+pub mod api;
+pub mod auth;
+pub mod blobs;
+pub mod bots;
+pub mod check;
+pub mod db;
+pub mod error;
+pub mod events;
+pub mod house;
+pub mod ladders;
+pub mod ratings;
+pub mod sandbox;
+pub mod scheduler;
+pub mod server;
+pub mod stats;
+pub mod versions;
+pub mod worker;

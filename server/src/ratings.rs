@@ -1,0 +1,119 @@
+//! Ratings: one per version per ladder, moved once per match.
+//!
+//! Glicko-2 (from `skillratings`) by default, Elo as an alternative. A
+//! rating is provisional while its deviation is at least
+//! [`PROVISIONAL_RD`]. Ratings are derived data: [`recompute`] rebuilds them
+//! from the ordered log of rated matches.
+
+use serde::Serialize;
+use skillratings::Outcomes;
+use skillratings::elo::{EloConfig, EloRating, elo};
+use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2};
+
+/// A rating is provisional (ranked after established ones) while its
+/// deviation is at least this.
+pub const PROVISIONAL_RD: f64 = 110.0;
+
+/// Which rating system a ladder server uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RatingSystem {
+    /// Glicko-2: rating, deviation and volatility.
+    #[default]
+    Glicko2,
+    /// Elo: rating only (the deviation is shown as a constant 0 after the
+    /// first match).
+    Elo,
+}
+
+/// A version's rating on one ladder.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Rating {
+    /// The rating.
+    pub rating: f64,
+    /// The rating deviation (RD); the site shows rating ± 2·RD.
+    pub deviation: f64,
+    /// Glicko-2 volatility.
+    pub volatility: f64,
+}
+
+impl Default for Rating {
+    fn default() -> Rating {
+        let start = Glicko2Rating::new();
+        Rating {
+            rating: start.rating,
+            deviation: start.deviation,
+            volatility: start.volatility,
+        }
+    }
+}
+
+impl Rating {
+    /// Whether the rating is still provisional.
+    pub fn provisional(&self) -> bool {
+        self.deviation >= PROVISIONAL_RD
+    }
+}
+
+/// The result of a match for participant 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Participant 0 won.
+    Win,
+    /// A draw.
+    Draw,
+    /// Participant 1 won.
+    Loss,
+}
+
+impl Outcome {
+    /// From the replay's winner field (0, 1 or none).
+    pub fn from_winner(winner: Option<i64>) -> Outcome {
+        match winner {
+            Some(0) => Outcome::Win,
+            Some(_) => Outcome::Loss,
+            None => Outcome::Draw,
+        }
+    }
+}
+
+impl RatingSystem {
+    /// The two ratings after one match between `a` (participant 0) and `b`.
+    pub fn update(self, a: Rating, b: Rating, outcome: Outcome) -> (Rating, Rating) {
+        let outcome = match outcome {
+            Outcome::Win => Outcomes::WIN,
+            Outcome::Draw => Outcomes::DRAW,
+            Outcome::Loss => Outcomes::LOSS,
+        };
+        match self {
+            RatingSystem::Glicko2 => {
+                let g = |r: Rating| Glicko2Rating {
+                    rating: r.rating,
+                    deviation: r.deviation,
+                    volatility: r.volatility,
+                };
+                let (a2, b2) = glicko2(&g(a), &g(b), &outcome, &Glicko2Config::new());
+                let back = |r: Glicko2Rating| Rating {
+                    rating: r.rating,
+                    deviation: r.deviation,
+                    volatility: r.volatility,
+                };
+                (back(a2), back(b2))
+            }
+            RatingSystem::Elo => {
+                let (a2, b2) = elo(&EloRating { rating: a.rating }, &EloRating { rating: b.rating }, &outcome, &EloConfig::new());
+                let settle = |old: Rating, new: EloRating| Rating {
+                    rating: new.rating,
+                    // Elo has no deviation: a version stops being provisional
+                    // after its first match.
+                    deviation: 0.0,
+                    volatility: old.volatility,
+                };
+                (settle(a, a2), settle(b, b2))
+            }
+        }
+    }
+}
+
+pub use recompute::{Difference, recompute};
+
+mod recompute;

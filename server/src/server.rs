@@ -1,0 +1,140 @@
+//! `arbiter serve`: the web server, the scheduler, the checker and the
+//! in-process workers, sharing one [`Core`].
+
+use crate::blobs::Blobs;
+use crate::db::Db;
+use crate::events::Events;
+use crate::ratings::RatingSystem;
+use anyhow::Context;
+use arbiter_sandbox::{Sandbox, SandboxConfig};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// What the ladder's background parts and the web server share.
+#[derive(Clone, Debug)]
+pub struct Core {
+    /// The database.
+    pub db: Db,
+    /// Modules and replays.
+    pub blobs: Blobs,
+    /// Runs bots.
+    pub sandbox: Sandbox,
+    /// Live events.
+    pub events: Events,
+    /// Glicko-2 (default) or Elo.
+    pub rating: RatingSystem,
+}
+
+impl Core {
+    /// Opens the data directory (`arbiter.db`, `blobs/`, `compiled/`), or
+    /// the database at `database_url` with blobs still in the data
+    /// directory.
+    pub async fn open(data_dir: &std::path::Path, database_url: Option<&str>, rating: RatingSystem) -> anyhow::Result<Core> {
+        std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
+        let db = match database_url {
+            Some(url) => Db::connect(url).await.context("cannot open the database")?,
+            None => Db::open_sqlite(&data_dir.join("arbiter.db"))
+                .await
+                .with_context(|| format!("cannot open the database in {}", data_dir.display()))?,
+        };
+        let blobs = Blobs::open(&data_dir.join("blobs")).context("cannot open the blob folder")?;
+        let sandbox_config = SandboxConfig {
+            cache_dir: Some(data_dir.join("compiled")),
+            ..crate::sandbox::config()?
+        };
+        let sandbox = Sandbox::new(sandbox_config).context("cannot start the WebAssembly sandbox")?;
+        Ok(Core {
+            db,
+            blobs,
+            sandbox,
+            events: Events::default(),
+            rating,
+        })
+    }
+}
+
+/// Settings of `arbiter serve`.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Where the SQLite database and the blobs live.
+    pub data_dir: PathBuf,
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// In-process workers.
+    pub workers: usize,
+    /// `postgres://…` to use PostgreSQL instead of SQLite.
+    pub database_url: Option<String>,
+    /// Whether to keep the ladders playing (off for tests that queue
+    /// matches themselves).
+    pub schedule: bool,
+    /// Largest upload body, in bytes.
+    pub max_upload_bytes: usize,
+    /// Glicko-2 or Elo.
+    pub rating: RatingSystem,
+}
+
+impl Default for ServerConfig {
+    fn default() -> ServerConfig {
+        ServerConfig {
+            data_dir: PathBuf::from("arbiter-data"),
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            workers: std::thread::available_parallelism().map_or(1, usize::from),
+            database_url: None,
+            schedule: true,
+            max_upload_bytes: arbiter_sandbox::SandboxConfig::default().max_module_bytes,
+            rating: RatingSystem::Glicko2,
+        }
+    }
+}
+
+/// What request handlers see.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    /// The shared core.
+    pub core: Core,
+    /// The server's settings.
+    pub config: Arc<ServerConfig>,
+}
+
+/// Runs the server until Ctrl-C: prints `listening on http://ADDR` once the
+/// socket is bound.
+pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
+    let core = Core::open(&config.data_dir, config.database_url.as_deref(), config.rating).await?;
+    crate::house::seed(&core).await.context("cannot register the house bots")?;
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
+    let address = listener.local_addr()?;
+    let (stop_tx, stop) = watch::channel(false);
+    let mut tasks = tokio::task::JoinSet::new();
+    tasks.spawn(crate::versions::run_checker(core.clone(), stop.clone()));
+    if config.schedule {
+        tasks.spawn(crate::scheduler::run(core.clone(), crate::scheduler::SchedulerConfig::default(), stop.clone()));
+    }
+    for n in 0..config.workers {
+        let worker = crate::worker::WorkerConfig::new(format!("serve-{}-{n}", std::process::id()));
+        tasks.spawn(crate::worker::run(core.clone(), worker, stop.clone()));
+    }
+    let state = AppState {
+        core,
+        config: Arc::new(config),
+    };
+    let app = crate::api::router(state);
+    println!("listening on http://{address}");
+    let mut stop_server = stop.clone();
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(async move {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = stop_server.changed() => {}
+            }
+        })
+        .await
+        .context("the web server failed")?;
+    let _ = stop_tx.send(true);
+    let _ = tokio::time::timeout(Duration::from_secs(10), async { while tasks.join_next().await.is_some() {} }).await;
+    Ok(())
+}
