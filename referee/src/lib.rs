@@ -33,6 +33,7 @@ pub mod native;
 pub mod player;
 mod referee;
 pub mod replay;
+pub mod verify;
 pub mod wasm;
 
 pub use in_process::InProcess;

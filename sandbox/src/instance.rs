@@ -133,6 +133,8 @@ impl BotInstance {
     /// runs the bot until it has written one `\n`-terminated line to stdout,
     /// or faults, using at most `fuel_budget` fuel.
     ///
+    /// `request` should not contain `\n`: the bot would see two lines.
+    ///
     /// - A reply pauses the bot inside its write; work it does after that is
     ///   charged to the next turn.
     /// - [`FaultKind::Timeout`]: the budget ran out (computing, sleeping, or

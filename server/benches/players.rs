@@ -50,9 +50,15 @@ const TARGET_INSTANTIATE_US: f64 = 50.0;
 const ARBITER: &str = env!("CARGO_BIN_EXE_arbiter");
 
 fn main() {
+    // `cargo bench -p arbiter-server --bench players -- WORD...` measures only
+    // the forms whose name contains a WORD (the in-process baseline always).
+    let filters: Vec<String> = std::env::args().skip(1).filter(|arg| !arg.starts_with('-')).collect();
+    let selected = |name: &str| filters.is_empty() || filters.iter().any(|word| name.contains(word.as_str()));
+
     let variant: Variant = "othello:std".parse().expect("othello:std is a variant");
     let house = arbiter_house::find(BOT).expect("othello-greedy is a house bot");
     println!("players benchmark: {BOT} on {variant}, match seed {SEED}");
+    let load_before = load_average();
 
     // The sandbox, its compiler child being the arbiter binary.
     let sandbox = Sandbox::new(SandboxConfig {
@@ -66,28 +72,28 @@ fn main() {
 
     let forms = [
         Form {
-            name: "in-process native",
+            name: IN_PROCESS,
             entrant: in_process(),
-            turn_games: Runs::new(3, 300, Duration::from_secs(2)),
-            matches: Runs::new(3, 300, Duration::from_secs(3)),
+            turn_games: Runs::new(3, 2000, Duration::from_secs(3)),
+            matches: Runs::new(3, 1000, Duration::from_secs(4)),
         },
         Form {
-            name: "sandboxed (wasm)",
+            name: SANDBOXED,
             entrant: Arc::new(WasmBot::new(sandbox.clone(), module.clone(), format!("house:{BOT}"))),
-            turn_games: Runs::new(3, 300, Duration::from_secs(3)),
-            matches: Runs::new(3, 200, Duration::from_secs(4)),
+            turn_games: Runs::new(3, 2000, Duration::from_secs(4)),
+            matches: Runs::new(3, 1000, Duration::from_secs(6)),
         },
         Form {
-            name: "native subprocess per game",
+            name: PER_GAME,
             entrant: native(false),
-            turn_games: Runs::new(3, 200, Duration::from_secs(4)),
-            matches: Runs::new(2, 100, Duration::from_secs(5)),
+            turn_games: Runs::new(3, 500, Duration::from_secs(6)),
+            matches: Runs::new(2, 300, Duration::from_secs(6)),
         },
         Form {
-            name: "native subprocess per move",
+            name: PER_MOVE,
             entrant: native(true),
-            turn_games: Runs::new(1, 8, Duration::from_secs(6)),
-            matches: Runs::new(1, 6, Duration::from_secs(8)),
+            turn_games: Runs::new(1, 20, Duration::from_secs(4)),
+            matches: Runs::new(1, 12, Duration::from_secs(5)),
         },
     ];
 
@@ -100,21 +106,51 @@ fn main() {
     );
 
     let mut results = Vec::new();
-    for form in &forms {
-        eprintln!("measuring {} ...", form.name);
+    for form in forms
+        .iter()
+        .filter(|form| form.name == IN_PROCESS || selected(form.name))
+    {
+        let started = Instant::now();
         let turns = measure_turns(&*form.entrant, &game, form.turn_games);
         let matches = measure_matches(&*form.entrant, variant, form.matches);
+        eprintln!("measured {} in {:.1} s", form.name, started.elapsed().as_secs_f64());
         results.push(FormResult {
             name: form.name,
             turns,
             matches,
         });
     }
-    eprintln!("measuring the sandbox's instantiation and cache ...");
-    let cache = measure_cache(&sandbox, &module, house.wasm);
+    let cache = selected(SANDBOXED).then(|| {
+        let started = Instant::now();
+        let cache = measure_cache(&sandbox, &module, house.wasm);
+        eprintln!(
+            "measured the sandbox's instantiation and caches in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        cache
+    });
 
-    report(&results, &cache, first_load);
+    report(&results, cache.as_ref(), first_load, house.wasm.len());
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if let (Some(before), Some(after)) = (load_before, load_average()) {
+        println!();
+        println!("load average {before} before, {after} after, on {cores} cores");
+        if before.max(after) > cores as f64 {
+            println!("  the machine was busy: wall-clock figures are noisy, compare within one run only");
+        }
+    }
 }
+
+/// The one-minute load average, where the system tells it.
+fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+const IN_PROCESS: &str = "in-process native";
+const SANDBOXED: &str = "sandboxed (wasm)";
+const PER_GAME: &str = "native subprocess per game";
+const PER_MOVE: &str = "native subprocess per move";
 
 /// One player form and how many runs it gets.
 struct Form {
@@ -156,7 +192,10 @@ impl Runs {
 /// The house bot as an in-process reply function, seeded like a sandboxed
 /// bot (what `arbiter play builtin:othello-greedy` runs).
 fn in_process() -> Arc<dyn Entrant> {
-    arbiter_bots::answerer(BOT, Rng::seeded(0)).expect("othello-greedy has an answerer");
+    assert!(
+        arbiter_bots::answerer(BOT, Rng::seeded(0)).is_some(),
+        "othello-greedy has an answerer"
+    );
     Arc::new(InProcess::new(format!("builtin:{BOT}"), |setup: &GameSetup| {
         let rng = Rng::seeded(bot_seed(setup.seed, setup.game_index, setup.side));
         arbiter_bots::answerer(BOT, rng).unwrap_or_else(|| Box::new(|_: &str| String::new()))
@@ -239,6 +278,8 @@ struct GameRun {
     whole: Duration,
     /// The turns alone.
     turns: Duration,
+    /// Fuel the turns used (sandboxed players only).
+    fuel: u64,
     /// Faults and replies that are not a legal move.
     bad: usize,
     /// The last fault, in words.
@@ -271,6 +312,7 @@ fn replay_game(entrant: &dyn Entrant, game: &[Turn]) -> GameRun {
         })
         .collect();
     let mut turns = Duration::ZERO;
+    let mut fuel = 0;
     for turn in game {
         let Some(player) = players[usize::from(turn.side)].as_mut() else {
             bad += 1;
@@ -279,6 +321,9 @@ fn replay_game(entrant: &dyn Entrant, game: &[Turn]) -> GameRun {
         let before = Instant::now();
         let result = player.turn(&turn.request, TURN_BUDGET_US);
         turns += before.elapsed();
+        if let Ok(answer) = &result {
+            fuel += answer.spent.fuel.unwrap_or(0);
+        }
         match result {
             Ok(answer) if legal_reply(turn, &answer.line) => {}
             Ok(answer) => {
@@ -295,6 +340,7 @@ fn replay_game(entrant: &dyn Entrant, game: &[Turn]) -> GameRun {
     GameRun {
         whole: start.elapsed(),
         turns,
+        fuel,
         bad,
         fault,
     }
@@ -306,6 +352,10 @@ struct TurnStats {
     amortised_us: f64,
     /// Median over games of (turns alone ÷ turns), µs.
     turn_only_us: f64,
+    /// Mean over games of (whole game ÷ turns), µs.
+    mean_us: f64,
+    /// Fuel per turn, for sandboxed players.
+    fuel_per_turn: Option<f64>,
     games: usize,
     bad: usize,
     fault: Option<String>,
@@ -318,6 +368,8 @@ fn measure_turns(entrant: &dyn Entrant, game: &[Turn], runs: Runs) -> TurnStats 
     TurnStats {
         amortised_us: median(runs.iter().map(|run| micros(run.whole) / n)),
         turn_only_us: median(runs.iter().map(|run| micros(run.turns) / n)),
+        mean_us: runs.iter().map(|run| micros(run.whole) / n).sum::<f64>() / runs.len().max(1) as f64,
+        fuel_per_turn: runs.first().filter(|run| run.fuel > 0).map(|run| run.fuel as f64 / n),
         games: runs.len(),
         bad: runs.iter().map(|run| run.bad).sum(),
         fault,
@@ -365,6 +417,7 @@ struct CacheStats {
     instantiate: Summary,
     drop: Summary,
     load_cached: Summary,
+    load_disk: Summary,
     check: Summary,
     errors: usize,
 }
@@ -379,7 +432,11 @@ struct Summary {
 impl Summary {
     fn of(mut samples: Vec<f64>) -> Summary {
         samples.sort_by(f64::total_cmp);
-        let at = |q: f64| samples.get(((samples.len() as f64 - 1.0) * q).round() as usize).copied();
+        let at = |q: f64| {
+            samples
+                .get(((samples.len() as f64 - 1.0) * q).round() as usize)
+                .copied()
+        };
         Summary {
             median: at(0.5).unwrap_or(f64::NAN),
             p90: at(0.9).unwrap_or(f64::NAN),
@@ -427,10 +484,10 @@ fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8]) -> CacheSta
             }
         }
     }
-    let timed = |f: &mut dyn FnMut() -> bool| {
+    let timed = |runs: usize, f: &mut dyn FnMut() -> bool| {
         let mut samples = Vec::new();
         let mut errors = 0;
-        for i in 0..=200 {
+        for i in 0..=runs {
             let start = Instant::now();
             let ok = f();
             let elapsed = start.elapsed();
@@ -441,14 +498,30 @@ fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8]) -> CacheSta
         }
         (Summary::of(samples), errors)
     };
-    let (load_cached, load_errors) = timed(&mut || sandbox.load(black_box(wasm)).is_ok());
-    let (check, check_errors) = timed(&mut || sandbox.check(black_box(wasm)).is_ok());
+    let (load_cached, load_errors) = timed(200, &mut || sandbox.load(black_box(wasm)).is_ok());
+    let (check, check_errors) = timed(50, &mut || sandbox.check(black_box(wasm)).is_ok());
+
+    // A sandbox that keeps nothing in memory: every load reads the compiled
+    // artifact from its disk cache (as after a restart). Its first load
+    // compiles and is not timed.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let on_disk = Sandbox::new(SandboxConfig {
+        compiler: CompilerCommand::new(ARBITER, ["__compile-module"]),
+        cache_dir: Some(dir.path().to_path_buf()),
+        memory_cache_entries: 0,
+        instance_slots: 1,
+        ..Default::default()
+    })
+    .expect("the second sandbox starts");
+    let (load_disk, disk_errors) = timed(30, &mut || on_disk.load(black_box(wasm)).is_ok());
+
     CacheStats {
         instantiate: Summary::of(instantiate),
         drop: Summary::of(dropping),
         load_cached,
+        load_disk,
         check,
-        errors: errors + load_errors + check_errors,
+        errors: errors + load_errors + check_errors + disk_errors,
     }
 }
 
@@ -459,7 +532,7 @@ struct FormResult {
     matches: MatchStats,
 }
 
-fn report(results: &[FormResult], cache: &CacheStats, first_load: Duration) {
+fn report(results: &[FormResult], cache: Option<&CacheStats>, first_load: Duration, module_bytes: usize) {
     let Some(base) = results.first() else {
         return;
     };
@@ -467,20 +540,33 @@ fn report(results: &[FormResult], cache: &CacheStats, first_load: Duration) {
     let base_match = base.matches.median_ms;
     println!();
     println!("(a) per-turn round trip over the recorded game, fresh players per game: median over games of");
-    println!("    turn = (start both players + every request→reply + drop) ÷ turns;  turns only = without start and drop");
-    println!("(b) full matches through play_match, both participants in that form (2 legs)");
+    println!(
+        "    turn = (start both players + every request→reply + drop them) ÷ turns;  turns only = without start and drop"
+    );
+    println!("(b) full matches through play_match, both participants in that form (2 legs, seed {SEED})");
     println!();
     println!(
-        "{:<28} {:>10} {:>11} {:>9} {:>6} {:>10} {:>10} {:>9} {:>8} {:>6}",
-        "form", "turn µs", "turns only", "× in-proc", "games", "ms/match", "matches/s", "× in-proc", "matches", "faults"
+        "{:<28} {:>9} {:>10} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9} {:>7} {:>6}",
+        "form",
+        "turn µs",
+        "turns only",
+        "mean µs",
+        "× in-proc",
+        "games",
+        "ms/match",
+        "matches/s",
+        "× in-proc",
+        "matches",
+        "faults"
     );
     for r in results {
         let (t, m) = (&r.turns, &r.matches);
         println!(
-            "{:<28} {:>10.1} {:>11.1} {:>9.2} {:>6} {:>10.2} {:>10.1} {:>9.2} {:>8} {:>6}",
+            "{:<28} {:>9.1} {:>10.1} {:>9.1} {:>9.2} {:>6} {:>9.2} {:>9.1} {:>9.2} {:>7} {:>6}",
             r.name,
             t.amortised_us,
             t.turn_only_us,
+            t.mean_us,
             t.amortised_us / base_turn,
             t.games,
             m.median_ms,
@@ -497,60 +583,81 @@ fn report(results: &[FormResult], cache: &CacheStats, first_load: Duration) {
         if let Some(fault) = &r.matches.fault {
             println!("  ! {} (matches): {fault}", r.name);
         }
+        if let Some(fuel) = r.turns.fuel_per_turn {
+            println!(
+                "  {}: {fuel:.0} fuel per turn ({:.1} virtual µs; {:.0} fuel per real µs of turn)",
+                r.name,
+                fuel * 1000.0 / DEFAULT_FUEL_PER_MS as f64,
+                fuel / r.turns.turn_only_us
+            );
+        }
     }
-    println!();
-    println!("(c) sandbox, module already loaded / cached");
-    let line = |what: &str, s: &Summary| {
-        println!("  {what:<44} median {:>9.1} µs   p90 {:>9.1} µs   n {}", s.median, s.p90, s.n);
-    };
-    line("Sandbox::instantiate (loaded module)", &cache.instantiate);
-    line("drop of a fresh BotInstance", &cache.drop);
-    line("Sandbox::load (module in the memory cache)", &cache.load_cached);
-    line("  of which Sandbox::check (runs first)", &cache.check);
-    println!(
-        "  {:<44} {:>16.1} ms (once, at setup)",
-        "first Sandbox::load (compile in child)",
-        micros(first_load) / 1000.0
-    );
-    if cache.errors > 0 {
-        println!("  ! {} sandbox calls failed", cache.errors);
+
+    if let Some(cache) = cache {
+        println!();
+        println!(
+            "(c) sandbox, module already loaded / cached ({} KiB module)",
+            module_bytes / 1024
+        );
+        let line = |what: &str, s: &Summary| {
+            println!(
+                "  {what:<48} median {:>8.1} µs   p90 {:>8.1} µs   n {}",
+                s.median, s.p90, s.n
+            );
+        };
+        line("Sandbox::instantiate (loaded module)", &cache.instantiate);
+        line("drop of a fresh BotInstance", &cache.drop);
+        line(
+            "Sandbox::load (in the memory cache: SHA-256 + lookup)",
+            &cache.load_cached,
+        );
+        line("Sandbox::load (disk cache only: check + artifact)", &cache.load_disk);
+        line("Sandbox::check alone (not run on a memory hit)", &cache.check);
+        println!(
+            "  {:<48} {:>15.1} ms (once, at setup)",
+            "first Sandbox::load (compiles in a child)",
+            micros(first_load) / 1000.0
+        );
+        if cache.errors > 0 {
+            println!("  ! {} sandbox calls failed", cache.errors);
+        }
     }
 
     let find = |name: &str| results.iter().find(|r| r.name == name);
-    let (Some(sandboxed), Some(per_game), Some(per_move)) = (
-        find("sandboxed (wasm)"),
-        find("native subprocess per game"),
-        find("native subprocess per move"),
-    ) else {
-        return;
-    };
-    let sandbox_turn = sandboxed.turns.amortised_us;
-    println!();
-    println!("targets (per-turn figures from the `turn µs` column)");
     let verdict = |met: bool| if met { "met" } else { "MISSED" };
-    let ratio = sandbox_turn / base_turn;
-    println!(
-        "  sandboxed turn within {TARGET_SANDBOX_VS_IN_PROCESS}× of in-process native: {sandbox_turn:.1} µs vs {base_turn:.1} µs = {ratio:.2}× — {}",
-        verdict(ratio <= TARGET_SANDBOX_VS_IN_PROCESS)
-    );
-    let speedup = per_game.turns.amortised_us / sandbox_turn;
-    println!(
-        "  sandboxed at least {TARGET_PER_GAME_VS_SANDBOX}× faster than a subprocess per game: {:.1} µs vs {sandbox_turn:.1} µs = {speedup:.2}× — {}",
-        per_game.turns.amortised_us,
-        verdict(speedup >= TARGET_PER_GAME_VS_SANDBOX)
-    );
-    let inst = cache.instantiate.median;
-    println!(
-        "  instantiation under {TARGET_INSTANTIATE_US} µs: median {inst:.1} µs — {}",
-        verdict(inst < TARGET_INSTANTIATE_US)
-    );
-    println!(
-        "  (for reference: a subprocess per move is {:.0}× the sandboxed turn; full matches: sandboxed {:.2}×, per game {:.2}×, per move {:.1}× the in-process match time)",
-        per_move.turns.amortised_us / sandbox_turn,
-        sandboxed.matches.median_ms / base_match,
-        per_game.matches.median_ms / base_match,
-        per_move.matches.median_ms / base_match,
-    );
+    println!();
+    println!("targets (per-turn figures from the `turn µs` column, same run)");
+    if let Some(sandboxed) = find(SANDBOXED) {
+        let sandbox_turn = sandboxed.turns.amortised_us;
+        let ratio = sandbox_turn / base_turn;
+        println!(
+            "  sandboxed turn within {TARGET_SANDBOX_VS_IN_PROCESS}× of in-process native: \
+             {sandbox_turn:.1} µs vs {base_turn:.1} µs = {ratio:.2}× — {}",
+            verdict(ratio <= TARGET_SANDBOX_VS_IN_PROCESS)
+        );
+        if let Some(per_game) = find(PER_GAME) {
+            let speedup = per_game.turns.amortised_us / sandbox_turn;
+            println!(
+                "  sandboxed at least {TARGET_PER_GAME_VS_SANDBOX}× faster than a subprocess per game: \
+                 {:.1} µs vs {sandbox_turn:.1} µs = {speedup:.2}× — {}",
+                per_game.turns.amortised_us,
+                verdict(speedup >= TARGET_PER_GAME_VS_SANDBOX)
+            );
+        }
+        if let Some(per_move) = find(PER_MOVE) {
+            println!(
+                "  (for reference: a subprocess per move is {:.0}× slower than sandboxed per turn)",
+                per_move.turns.amortised_us / sandbox_turn
+            );
+        }
+    }
+    if let Some(cache) = cache {
+        let instantiate = cache.instantiate.median;
+        println!(
+            "  instantiation under {TARGET_INSTANTIATE_US} µs: median {instantiate:.1} µs — {}",
+            verdict(instantiate < TARGET_INSTANTIATE_US)
+        );
+    }
 }
 
 fn micros(d: Duration) -> f64 {

@@ -1,22 +1,55 @@
-//! Who is calling: passwords, session cookies, API tokens and the
-//! [`Caller`] extractor.
+//! Who is calling: passwords, session cookies, API tokens, CSRF tokens,
+//! client addresses and rate limits.
 //!
 //! Secrets (session cookies, API tokens) are 32 random bytes in hex, shown
-//! once and stored only as their SHA-256. Passwords are Argon2 hashes.
+//! once and stored only as their SHA-256, so a copy of the database signs
+//! nobody in. Passwords are Argon2 hashes.
+//!
+//! # How a request proves who it is
+//!
+//! - `Authorization: Bearer <token>`: an API token ([`issue_api_token`]). One
+//!   live token per user; issuing a new one revokes the old at once. A request
+//!   with a bearer token is judged by the token alone, cookie or not.
+//! - The session cookie [`SESSION_COOKIE`] (HttpOnly, `SameSite=Lax`), made by
+//!   [`create_session`]. Every state-changing request on a session must echo
+//!   the session's CSRF token ([`Caller::check_csrf`]); on top of that
+//!   `api::accounts::refuse_cross_site` refuses unsafe methods that a browser
+//!   marks as cross-site.
+//!
+//! # Not covered
+//!
+//! - The client address ([`ClientIp`]) is the TCP peer: behind a reverse
+//!   proxy every client shares the proxy's address (and its rate limits).
+//! - Cookies are not marked `Secure`: serve the site over HTTPS through a
+//!   proxy that adds it, or accept that a session cookie can travel in clear
+//!   text on plain HTTP.
 
 use crate::blobs::sha256_hex;
 use crate::db::now_ms;
 use crate::error::ApiError;
 use crate::server::AppState;
-use axum::extract::FromRequestParts;
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::header::{AUTHORIZATION, HeaderMap, HeaderValue, SET_COOKIE};
 use axum::http::request::Parts;
+use axum::response::{IntoResponseParts, ResponseParts};
 use axum_extra::extract::CookieJar;
 use sqlx::Row;
+use std::convert::Infallible;
+use std::net::SocketAddr;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "arbiter_session";
-/// How long a session lasts.
+/// How long a session lasts: 30 days.
 pub const SESSION_MS: i64 = 30 * 24 * 3600 * 1000;
+/// The header a session caller sends its CSRF token in (a JSON `csrf` field
+/// works too where the endpoint takes a body).
+pub const CSRF_HEADER: &str = "x-csrf-token";
+/// API tokens start with this, so secret scanners and people can tell them
+/// from other hex strings.
+pub const TOKEN_PREFIX: &str = "arb_";
+/// Rate-limit events older than this are swept from every bucket now and
+/// then: no window passed to [`rate_limit`] may be longer.
+pub const MAX_RATE_WINDOW_MS: i64 = 24 * 3600 * 1000;
 
 /// A new random secret: 32 bytes as 64 hex characters.
 pub fn new_secret() -> Result<String, ApiError> {
@@ -40,11 +73,20 @@ pub fn hash_password(password: &str) -> Result<String, ApiError> {
         .map_err(|e| ApiError::Internal(format!("cannot hash a password: {e}")))
 }
 
-/// Whether `password` matches the Argon2 `hash`.
+/// Whether `password` matches the Argon2 `hash`. An empty or malformed hash
+/// (the house account's) matches nothing.
 pub fn verify_password(password: &str, hash: &str) -> bool {
     use argon2::PasswordVerifier;
-    argon2::PasswordHash::new(hash)
-        .is_ok_and(|parsed| argon2::Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+    argon2::PasswordHash::new(hash).is_ok_and(|parsed| {
+        argon2::Argon2::default()
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok()
+    })
+}
+
+/// Compares two secrets in time that depends only on their lengths.
+pub fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// How a caller proved who they are.
@@ -73,13 +115,84 @@ pub struct Caller {
 
 impl Caller {
     /// Checks the CSRF token a session-authenticated form or request sent
-    /// (`csrf` field or `X-CSRF-Token` header); API tokens need none.
+    /// (`csrf` field or `X-CSRF-Token` header, see [`sent_csrf`]); API
+    /// tokens need none. Answers 403 when it is missing or wrong.
     pub fn check_csrf(&self, sent: Option<&str>) -> Result<(), ApiError> {
         match &self.via {
             Via::Token => Ok(()),
-            Via::Session { csrf } if sent == Some(csrf.as_str()) => Ok(()),
-            Via::Session { .. } => Err(ApiError::Forbidden("missing or wrong CSRF token: reload the page and try again".into())),
+            Via::Session { csrf } if sent.is_some_and(|sent| same_secret(sent, csrf)) => Ok(()),
+            Via::Session { .. } => Err(ApiError::Forbidden(
+                "missing or wrong CSRF token: send the X-CSRF-Token header (reload the page and try again)".into(),
+            )),
         }
+    }
+
+    /// Whether the caller came with the session cookie.
+    pub fn is_session(&self) -> bool {
+        matches!(self.via, Via::Session { .. })
+    }
+}
+
+/// The CSRF token a request sent: the `X-CSRF-Token` header, else the body's
+/// `csrf` field (`field`).
+pub fn sent_csrf<'a>(headers: &'a HeaderMap, field: Option<&'a str>) -> Option<&'a str> {
+    headers.get(CSRF_HEADER).and_then(|value| value.to_str().ok()).or(field)
+}
+
+/// The bearer token of a request: `None` without an `Authorization` header,
+/// `Some(Err)` when the header is not `Bearer <token>` (the scheme is
+/// case-insensitive).
+pub fn bearer_token(headers: &HeaderMap) -> Option<Result<&str, ApiError>> {
+    let header = headers.get(AUTHORIZATION)?;
+    let token = header.to_str().ok().and_then(|value| {
+        let (scheme, token) = value.split_once(' ')?;
+        let token = token.trim();
+        (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+    });
+    Some(token.ok_or_else(|| ApiError::Unauthorized("the Authorization header must be `Bearer <token>`".into())))
+}
+
+/// The session cookie's value, if the request has one.
+pub fn session_secret(headers: &HeaderMap) -> Option<String> {
+    CookieJar::from_headers(headers)
+        .get(SESSION_COOKIE)
+        .map(|cookie| cookie.value().to_owned())
+}
+
+/// A `Set-Cookie` response part: sets the session cookie, or clears it.
+#[derive(Clone, Debug)]
+pub struct SessionCookie(Option<String>);
+
+impl SessionCookie {
+    /// Sets the cookie to `secret` for [`SESSION_MS`] (HttpOnly,
+    /// `SameSite=Lax`, `Path=/`).
+    pub fn set(secret: String) -> SessionCookie {
+        SessionCookie(Some(secret))
+    }
+
+    /// Tells the browser to forget the cookie.
+    pub fn clear() -> SessionCookie {
+        SessionCookie(None)
+    }
+
+    /// The `Set-Cookie` header value.
+    pub fn header_value(&self) -> String {
+        let (value, max_age) = match &self.0 {
+            Some(secret) => (secret.as_str(), SESSION_MS / 1000),
+            None => ("", 0),
+        };
+        format!("{SESSION_COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}")
+    }
+}
+
+impl IntoResponseParts for SessionCookie {
+    type Error = ApiError;
+
+    fn into_response_parts(self, mut parts: ResponseParts) -> Result<ResponseParts, ApiError> {
+        let value = HeaderValue::from_str(&self.header_value())
+            .map_err(|e| ApiError::Internal(format!("bad cookie header: {e}")))?;
+        parts.headers_mut().append(SET_COOKIE, value);
+        Ok(parts)
     }
 }
 
@@ -98,37 +211,72 @@ pub async fn create_session(state: &AppState, user_id: i64) -> Result<(String, S
     Ok((secret, csrf))
 }
 
+/// Ends the session whose cookie value is `secret` (nothing if there is
+/// none).
+pub async fn end_session(state: &AppState, secret: &str) -> Result<(), ApiError> {
+    sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+        .bind(secret_hash(secret))
+        .execute(&state.core.db.pool)
+        .await?;
+    Ok(())
+}
+
+/// Deletes `user_id`'s expired sessions.
+pub async fn sweep_sessions(state: &AppState, user_id: i64) -> Result<(), ApiError> {
+    sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND expires_ms <= $2")
+        .bind(user_id)
+        .bind(now_ms())
+        .execute(&state.core.db.pool)
+        .await?;
+    Ok(())
+}
+
+/// Issues a new API token for `user_id` and returns it (the only time it is
+/// seen). It replaces the user's previous token, which stops working at once.
+pub async fn issue_api_token(state: &AppState, user_id: i64) -> Result<String, ApiError> {
+    let token = format!("{TOKEN_PREFIX}{}", new_secret()?);
+    sqlx::query(
+        "INSERT INTO api_tokens (user_id, token_hash, created_ms) VALUES ($1, $2, $3) \
+         ON CONFLICT (user_id) DO UPDATE SET token_hash = excluded.token_hash, created_ms = excluded.created_ms",
+    )
+    .bind(user_id)
+    .bind(secret_hash(&token))
+    .bind(now_ms())
+    .execute(&state.core.db.pool)
+    .await?;
+    Ok(token)
+}
+
 /// The caller of a request, if any credentials are valid: an API token in
 /// `Authorization: Bearer`, else the session cookie. A request that sends a
-/// bearer token that is not valid is refused even if it has a cookie.
+/// bearer token that is not valid is refused (401) even if it has a cookie.
 pub async fn caller(parts: &Parts, state: &AppState) -> Result<Option<Caller>, ApiError> {
-    if let Some(header) = parts.headers.get(axum::http::header::AUTHORIZATION) {
-        let token = header
-            .to_str()
-            .ok()
-            .and_then(|h| h.strip_prefix("Bearer "))
-            .map(str::trim)
-            .ok_or_else(|| ApiError::Unauthorized("the Authorization header must be `Bearer <token>`".into()))?;
+    if let Some(token) = bearer_token(&parts.headers) {
         let row = sqlx::query(
             "SELECT u.id, u.name FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1",
         )
-        .bind(secret_hash(token))
+        .bind(secret_hash(token?))
         .fetch_optional(&state.core.db.pool)
         .await?;
-        let row = row.ok_or_else(|| ApiError::Unauthorized("this API token is not valid (it may have been reissued)".into()))?;
+        let row = row.ok_or_else(|| {
+            ApiError::Unauthorized(
+                "this API token is not valid: it may have been reissued, which revokes the old one".into(),
+            )
+        })?;
         return Ok(Some(Caller {
             user_id: row.try_get(0)?,
             name: row.try_get(1)?,
             via: Via::Token,
         }));
     }
-    let jar = CookieJar::from_headers(&parts.headers);
-    let Some(cookie) = jar.get(SESSION_COOKIE) else { return Ok(None) };
+    let Some(secret) = session_secret(&parts.headers) else {
+        return Ok(None);
+    };
     let row = sqlx::query(
         "SELECT u.id, u.name, s.csrf FROM sessions s JOIN users u ON u.id = s.user_id \
          WHERE s.token_hash = $1 AND s.expires_ms > $2",
     )
-    .bind(secret_hash(cookie.value()))
+    .bind(secret_hash(&secret))
     .bind(now_ms())
     .fetch_optional(&state.core.db.pool)
     .await?;
@@ -146,13 +294,13 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, ApiError> {
-        caller(parts, state)
-            .await?
-            .ok_or_else(|| ApiError::Unauthorized("sign in, or send an API token as `Authorization: Bearer <token>`".into()))
+        caller(parts, state).await?.ok_or_else(|| {
+            ApiError::Unauthorized("sign in, or send an API token as `Authorization: Bearer <token>`".into())
+        })
     }
 }
 
-/// A caller who may be anonymous.
+/// A caller who may be anonymous. A bad bearer token is still refused (401).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MaybeCaller(pub Option<Caller>);
 
@@ -164,9 +312,54 @@ impl FromRequestParts<AppState> for MaybeCaller {
     }
 }
 
-/// Counts an event in `bucket` and refuses it with 429 when more than `max`
-/// happened in the last `window_ms`. Shared by every process on the database.
+/// The client's address (the TCP peer's IP), for rate limits; `"unknown"`
+/// when the server was not started with connect info (in-process tests).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientIp(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<ClientIp, Infallible> {
+        let ip = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(addr)| addr.ip().to_string());
+        Ok(ClientIp(ip.unwrap_or_else(|| "unknown".to_owned())))
+    }
+}
+
+/// One counted event of a rate limit, which [`RateEvent::forgive`] can take
+/// back (a sign-in that turned out right should not count against anyone).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RateEvent {
+    /// The bucket it was counted in.
+    pub bucket: String,
+    /// When.
+    pub at_ms: i64,
+}
+
+impl RateEvent {
+    /// Un-counts the event.
+    pub async fn forgive(&self, state: &AppState) -> Result<(), ApiError> {
+        sqlx::query("DELETE FROM rate_events WHERE bucket = $1 AND at_ms = $2")
+            .bind(&self.bucket)
+            .bind(self.at_ms)
+            .execute(&state.core.db.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+/// Counts an event in `bucket` and refuses it with 429 when `max` already
+/// happened in the last `window_ms` (at most [`MAX_RATE_WINDOW_MS`]). Shared
+/// by every process on the database.
 pub async fn rate_limit(state: &AppState, bucket: &str, max: i64, window_ms: i64) -> Result<(), ApiError> {
+    rate_limit_event(state, bucket, max, window_ms).await.map(drop)
+}
+
+/// [`rate_limit`], returning the counted event so it can be forgiven.
+pub async fn rate_limit_event(state: &AppState, bucket: &str, max: i64, window_ms: i64) -> Result<RateEvent, ApiError> {
     let db = &state.core.db;
     let now = now_ms();
     let mut tx = db.begin_write().await?;
@@ -175,15 +368,22 @@ pub async fn rate_limit(state: &AppState, bucket: &str, max: i64, window_ms: i64
         .bind(now - window_ms)
         .execute(&mut *tx)
         .await?;
+    if now % 128 == 0 {
+        // Now and then, forget the buckets nobody hits any more.
+        sqlx::query("DELETE FROM rate_events WHERE at_ms <= $1")
+            .bind(now - MAX_RATE_WINDOW_MS)
+            .execute(&mut *tx)
+            .await?;
+    }
     let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM rate_events WHERE bucket = $1")
         .bind(bucket)
         .fetch_one(&mut *tx)
         .await?;
     if count >= max {
         tx.commit().await?;
-        let seconds = (window_ms / 1000).max(1);
         return Err(ApiError::TooManyRequests(format!(
-            "too many requests: at most {max} per {seconds} s; try again later"
+            "too many requests: at most {max} per {}; try again later",
+            human_window(window_ms)
         )));
     }
     sqlx::query("INSERT INTO rate_events (bucket, at_ms) VALUES ($1, $2)")
@@ -192,5 +392,88 @@ pub async fn rate_limit(state: &AppState, bucket: &str, max: i64, window_ms: i64
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;
-    Ok(())
+    Ok(RateEvent {
+        bucket: bucket.to_owned(),
+        at_ms: now,
+    })
+}
+
+/// `window_ms` in words: "minute", "10 minutes", "hour", "30 s".
+fn human_window(window_ms: i64) -> String {
+    let seconds = (window_ms / 1000).max(1);
+    match seconds {
+        60 => "minute".into(),
+        3600 => "hour".into(),
+        86400 => "day".into(),
+        s if s % 3600 == 0 => format!("{} hours", s / 3600),
+        s if s % 60 == 0 => format!("{} minutes", s / 60),
+        s => format!("{s} s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_tokens_are_parsed_case_insensitively_and_others_refused() {
+        let mut headers = HeaderMap::new();
+        assert!(bearer_token(&headers).is_none());
+        headers.insert(AUTHORIZATION, HeaderValue::from_static("bearer  arb_abc "));
+        assert_eq!(bearer_token(&headers).and_then(Result::ok), Some("arb_abc"));
+        for bad in ["Basic dXNlcjpwdw==", "Bearer", "Bearer ", "arb_abc"] {
+            headers.insert(AUTHORIZATION, HeaderValue::from_static(bad));
+            assert!(
+                matches!(bearer_token(&headers), Some(Err(ApiError::Unauthorized(_)))),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn csrf_is_checked_for_sessions_only() {
+        let session = Caller {
+            user_id: 1,
+            name: "ann".into(),
+            via: Via::Session { csrf: "abc".into() },
+        };
+        assert!(session.check_csrf(Some("abc")).is_ok());
+        assert!(matches!(session.check_csrf(Some("abd")), Err(ApiError::Forbidden(_))));
+        assert!(matches!(session.check_csrf(Some("ab")), Err(ApiError::Forbidden(_))));
+        assert!(matches!(session.check_csrf(None), Err(ApiError::Forbidden(_))));
+        let token = Caller {
+            via: Via::Token,
+            ..session
+        };
+        assert!(token.check_csrf(None).is_ok());
+    }
+
+    #[test]
+    fn the_header_wins_over_the_field() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(sent_csrf(&headers, Some("field")), Some("field"));
+        headers.insert(CSRF_HEADER, HeaderValue::from_static("header"));
+        assert_eq!(sent_csrf(&headers, Some("field")), Some("header"));
+    }
+
+    #[test]
+    fn session_cookies_are_http_only_and_same_site() {
+        let set = SessionCookie::set("s3cret".into()).header_value();
+        assert_eq!(
+            set,
+            format!(
+                "arbiter_session=s3cret; Path=/; HttpOnly; SameSite=Lax; Max-Age={}",
+                SESSION_MS / 1000
+            )
+        );
+        assert!(SessionCookie::clear().header_value().ends_with("Max-Age=0"));
+    }
+
+    #[test]
+    fn windows_read_as_words() {
+        assert_eq!(human_window(60_000), "minute");
+        assert_eq!(human_window(3_600_000), "hour");
+        assert_eq!(human_window(600_000), "10 minutes");
+        assert_eq!(human_window(1_500), "1 s");
+    }
 }

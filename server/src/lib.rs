@@ -32,6 +32,7 @@ pub mod ratings;
 pub mod sandbox;
 pub mod scheduler;
 pub mod server;
+pub mod site;
 pub mod stats;
 pub mod versions;
 pub mod worker;

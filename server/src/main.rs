@@ -29,6 +29,7 @@ enum Command {
     Perft(cmd::perft::Args),
     #[command(subcommand)]
     Replay(cmd::replay::Command),
+    Verify(cmd::verify::Args),
     /// Runs a house bot natively over stdin/stdout (for benchmarks and tests).
     #[command(name = "__house-bot", hide = true)]
     HouseBot {
@@ -77,6 +78,7 @@ fn main() -> ExitCode {
         Command::Position(args) => cmd::position::run(args),
         Command::Perft(args) => cmd::perft::run(args),
         Command::Replay(command) => cmd::replay::run(command),
+        Command::Verify(args) => cmd::verify::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,29 +1,823 @@
 //! Workers: claim queued matches, play them, record them exactly once.
+//!
+//! The queue is the `matches` table. Any number of workers, in any number of
+//! processes on any number of machines, share it:
+//!
+//! 1. **Claim.** One statement takes the highest-priority, oldest match that
+//!    is `queued` (and not waiting out a retry delay), or `running` under a
+//!    lease that has expired: it becomes `running`, `claimed_by` this worker,
+//!    with `lease_until_ms = now + lease` and one more attempt. On
+//!    PostgreSQL the row is picked with `FOR UPDATE SKIP LOCKED`; on SQLite
+//!    the write lock (`BEGIN IMMEDIATE`) serialises claims.
+//! 2. **Play.** Both versions' modules are loaded from the blob store into
+//!    the sandbox and the referee plays the match on a blocking thread,
+//!    while the worker renews its lease every `heartbeat`. A renewal that
+//!    finds the match no longer ours (the lease expired and another worker
+//!    took it) abandons the match at the next turn.
+//! 3. **Record.** The replay is stored first (content-addressed, so a retry
+//!    stores nothing new). Then one transaction marks the match `finished`
+//!    *only if it is still running under this worker's claim*, stores the
+//!    bots' stderr, moves both ratings and stamps the match with the next
+//!    `rated_seq`. If the guard matches no row, the transaction is rolled
+//!    back and the result dropped: someone else owns the match now.
+//!
+//! # Guarantees
+//!
+//! - A match is finished and rated at most once, and exactly once as long as
+//!   some worker eventually plays it to the end: only the holder of the
+//!   current claim can commit, and the commit is a single transaction.
+//! - A failure of the host (a missing module blob, a sandbox that cannot
+//!   start an instance, a referee [`HostError`](arbiter_referee::HostError))
+//!   never counts as a loss. The match goes back to the queue after a delay
+//!   (`queued` with `lease_until_ms` as "not before") and, after
+//!   [`WorkerConfig::max_attempts`] attempts, ends `failed` with its `error`,
+//!   unrated. A match whose holder vanished counts as an attempt too.
+//! - A module that no longer passes the sandbox's checks, or a ladder name
+//!   the referee does not know, fails the match at once (retrying cannot
+//!   help), unrated.
+//! - `rated_seq` orders rated matches as their rating changes were applied:
+//!   on SQLite it is `MAX + 1` under the write lock (1, 2, 3… without gaps);
+//!   on PostgreSQL it comes from the `rating_seq` sequence, drawn after both
+//!   ratings rows are locked (increasing, gaps possible after rollbacks).
+//!
+//! Not guaranteed: a worker whose lease was lost stops at its next turn, not
+//! at once; a match between a version and itself is finished but not rated.
 
+use crate::db::{Backend, Db, now_ms};
+use crate::events::Event;
+use crate::ratings::{Outcome, Rating};
 use crate::server::Core;
+use arbiter_games::{Side, Variant};
+use arbiter_referee::player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, TurnError};
+use arbiter_referee::{MatchSettings, PlayedMatch, WasmBot, play_match_observed};
+use sqlx::{Any, Row, Transaction};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
+
+/// Environment variable that sets the lease of every worker made by
+/// [`WorkerConfig::new`], in milliseconds (tests use a short one so that a
+/// killed worker's match is taken over quickly). Default 30 000.
+pub const LEASE_ENV: &str = "ARBITER_WORKER_LEASE_MS";
+
+/// How long a claim lasts without a heartbeat, unless [`LEASE_ENV`] says
+/// otherwise.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+/// How many times a match is claimed before it is given up as `failed`.
+pub const DEFAULT_MAX_ATTEMPTS: i64 = 3;
 
 /// A worker's settings.
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
-    /// Unique id of this worker (process and slot).
+    /// Unique id of this worker (process and slot), stored in `claimed_by`.
     pub id: String,
-    /// How long a claim lasts without a heartbeat.
+    /// How long a claim lasts without a heartbeat. Default 30 s, or
+    /// [`LEASE_ENV`].
     pub lease: Duration,
+    /// How often a running match's lease is renewed. Default a third of the
+    /// lease, so two renewals may fail before the claim expires.
+    pub heartbeat: Duration,
+    /// Claims of one match before it ends `failed`. Default 3.
+    pub max_attempts: i64,
+    /// How often an idle worker looks at the queue ([`wake_workers`] wakes
+    /// it earlier). Default 200 ms.
+    pub poll: Duration,
+    /// Wait before a match released after a host failure may be claimed
+    /// again, multiplied by the attempts so far. Default 2 s.
+    pub retry_delay: Duration,
 }
 
 impl WorkerConfig {
-    /// Defaults for a worker called `id`.
+    /// Defaults for a worker called `id`; the lease comes from
+    /// [`LEASE_ENV`] when it is set to a number of milliseconds (at least
+    /// 100), otherwise [`DEFAULT_LEASE`].
     pub fn new(id: String) -> WorkerConfig {
+        let lease = std::env::var(LEASE_ENV)
+            .ok()
+            .and_then(|ms| ms.trim().parse::<u64>().ok())
+            .map_or(DEFAULT_LEASE, |ms| Duration::from_millis(ms.max(100)));
         WorkerConfig {
             id,
-            lease: Duration::from_secs(30),
+            lease,
+            heartbeat: lease / 3,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            poll: Duration::from_millis(200),
+            retry_delay: Duration::from_secs(2),
+        }
+    }
+
+    /// The same settings with another lease (and a heartbeat of a third of
+    /// it).
+    pub fn with_lease(mut self, lease: Duration) -> WorkerConfig {
+        self.lease = lease;
+        self.heartbeat = lease / 3;
+        self
+    }
+}
+
+static WAKE: Notify = Notify::const_new();
+
+/// Wakes every idle worker of this process at once (call it after queueing
+/// matches; [`enqueue`] does). Workers in other processes find new matches
+/// at their next poll.
+pub fn wake_workers() {
+    WAKE.notify_waiters();
+}
+
+/// Queues a match on `ladder` between versions `a_version` (participant 0)
+/// and `b_version`, and wakes this process's workers. `kind` is `ranked`,
+/// `challenge` or `tournament`; a higher `priority` is claimed first.
+/// Returns the match id.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one column per argument, called from a few places"
+)]
+pub async fn enqueue(
+    db: &Db,
+    ladder: &str,
+    a_version: i64,
+    b_version: i64,
+    seed: i64,
+    kind: &str,
+    priority: i64,
+    tournament_id: Option<i64>,
+) -> Result<i64, sqlx::Error> {
+    let id = insert_match(
+        &db.pool,
+        ladder,
+        a_version,
+        b_version,
+        seed,
+        kind,
+        priority,
+        tournament_id,
+    )
+    .await?;
+    wake_workers();
+    Ok(id)
+}
+
+/// Inserts a queued match with any executor (a pool or a transaction).
+#[expect(clippy::too_many_arguments, reason = "one column per argument")]
+pub(crate) async fn insert_match<'e>(
+    executor: impl sqlx::Executor<'e, Database = Any>,
+    ladder: &str,
+    a_version: i64,
+    b_version: i64,
+    seed: i64,
+    kind: &str,
+    priority: i64,
+    tournament_id: Option<i64>,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "INSERT INTO matches (ladder, a_version, b_version, seed, kind, tournament_id, priority, status, created_ms) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8) RETURNING id",
+    )
+    .bind(ladder)
+    .bind(a_version)
+    .bind(b_version)
+    .bind(seed)
+    .bind(kind)
+    .bind(tournament_id)
+    .bind(priority)
+    .bind(now_ms())
+    .fetch_one(executor)
+    .await
+}
+
+/// Runs until `stop` turns true: claims matches one at a time, plays and
+/// records them; sleeps [`WorkerConfig::poll`] when the queue is empty. A
+/// match being played when `stop` turns true is abandoned at its next turn
+/// and put back in the queue without counting the attempt.
+pub async fn run(core: Core, config: WorkerConfig, mut stop: watch::Receiver<bool>) {
+    tracing::debug!(worker = %config.id, lease_ms = config.lease.as_millis(), "worker started");
+    loop {
+        if *stop.borrow() {
+            return;
+        }
+        // Registered before looking at the queue, so a wake-up between the
+        // look and the sleep is not lost.
+        let woken = WAKE.notified();
+        match claim(&core, &config).await {
+            Ok(Some(claimed)) => {
+                handle(&core, &config, claimed, &mut stop).await;
+                continue;
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!(worker = %config.id, %error, "cannot claim a match"),
+        }
+        tokio::select! {
+            _ = stop.wait_for(|stop| *stop) => return,
+            _ = woken => {}
+            _ = tokio::time::sleep(config.poll) => {}
         }
     }
 }
 
-/// Runs until `stop` turns true.
-pub async fn run(_core: Core, _config: WorkerConfig, mut stop: watch::Receiver<bool>) {
-    let _ = stop.wait_for(|stop| *stop).await;
+/// Why a claimed match was not recorded.
+#[derive(Debug, thiserror::Error)]
+enum WorkerError {
+    /// The database failed; the claim is released if possible, else it
+    /// expires.
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+    /// The host failed: retry later, never score.
+    #[error("{0}")]
+    Host(String),
+    /// The match cannot ever be played as queued: fail it now.
+    #[error("{0}")]
+    Unplayable(String),
+    /// Another worker took the match over; nothing to write.
+    #[error("the lease was lost to another worker")]
+    LeaseLost,
+    /// The worker is stopping; the match goes back to the queue.
+    #[error("the worker is stopping")]
+    Stopped,
+}
+
+/// A match this worker holds.
+#[derive(Clone, Debug)]
+struct Claimed {
+    id: i64,
+    ladder: String,
+    a_version: i64,
+    b_version: i64,
+    seed: i64,
+    attempts: i64,
+}
+
+const CLAIM_SQLITE: &str = "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
+     attempts = attempts + 1, started_ms = $3, finished_ms = NULL \
+     WHERE id = (SELECT id FROM matches \
+       WHERE (status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3)) \
+          OR (status = 'running' AND lease_until_ms < $3) \
+       ORDER BY priority DESC, id LIMIT 1) \
+     RETURNING id, ladder, a_version, b_version, seed, attempts";
+
+const CLAIM_POSTGRES: &str = "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
+     attempts = attempts + 1, started_ms = $3, finished_ms = NULL \
+     WHERE id = (SELECT id FROM matches \
+       WHERE (status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3)) \
+          OR (status = 'running' AND lease_until_ms < $3) \
+       ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
+     RETURNING id, ladder, a_version, b_version, seed, attempts";
+
+/// Claims the next match. A match whose attempts would exceed the limit is
+/// marked `failed` in the same transaction and the next one is tried.
+async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sqlx::Error> {
+    let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
+    loop {
+        let now = now_ms();
+        let mut tx = core.db.begin_write().await?;
+        let sql = match core.db.backend {
+            Backend::Sqlite => CLAIM_SQLITE,
+            Backend::Postgres => CLAIM_POSTGRES,
+        };
+        let row = sqlx::query(sql)
+            .bind(&config.id)
+            .bind(now.saturating_add(lease_ms))
+            .bind(now)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row else {
+            tx.commit().await?;
+            return Ok(None);
+        };
+        let claimed = Claimed {
+            id: row.try_get(0)?,
+            ladder: row.try_get(1)?,
+            a_version: row.try_get(2)?,
+            b_version: row.try_get(3)?,
+            seed: row.try_get(4)?,
+            attempts: row.try_get(5)?,
+        };
+        if claimed.attempts <= config.max_attempts {
+            tx.commit().await?;
+            if claimed.attempts > 1 {
+                tracing::info!(
+                    worker = %config.id, id = claimed.id, attempt = claimed.attempts,
+                    "retrying a match whose previous attempt did not finish"
+                );
+            }
+            core.events.send(Event::MatchStarted {
+                id: claimed.id,
+                ladder: claimed.ladder.clone(),
+            });
+            return Ok(Some(claimed));
+        }
+        // Every attempt so far lost its worker (or failed): give up.
+        let error = format!(
+            "given up after {} attempts: the worker playing it stopped renewing its lease",
+            config.max_attempts
+        );
+        sqlx::query(
+            "UPDATE matches SET status = 'failed', attempts = attempts - 1, claimed_by = NULL, \
+             lease_until_ms = NULL, finished_ms = $2, error = $3 WHERE id = $1",
+        )
+        .bind(claimed.id)
+        .bind(now)
+        .bind(&error)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        tracing::warn!(worker = %config.id, id = claimed.id, "{error}");
+        core.events.send(Event::MatchFinished {
+            id: claimed.id,
+            ladder: claimed.ladder,
+            status: "failed".to_string(),
+        });
+    }
+}
+
+/// Plays and records one claimed match, and deals with every way that can
+/// fail.
+async fn handle(core: &Core, config: &WorkerConfig, claimed: Claimed, stop: &mut watch::Receiver<bool>) {
+    let id = claimed.id;
+    let outcome = match play(core, config, &claimed, stop).await {
+        Ok(played) => record(core, config, &claimed, played).await,
+        Err(error) => Err(error),
+    };
+    match outcome {
+        Ok(true) => {
+            tracing::debug!(worker = %config.id, id, "match recorded");
+            core.events.send(Event::MatchFinished {
+                id,
+                ladder: claimed.ladder.clone(),
+                status: "finished".to_string(),
+            });
+        }
+        Ok(false) => {
+            tracing::warn!(worker = %config.id, id, "match was taken over by another worker; result dropped");
+        }
+        Err(WorkerError::LeaseLost) => {
+            tracing::warn!(worker = %config.id, id, "lease lost while playing; match abandoned to its new holder");
+        }
+        Err(WorkerError::Stopped) => {
+            if let Err(error) = release_unplayed(&core.db, config, id).await {
+                tracing::warn!(worker = %config.id, id, %error, "cannot put the match back; its lease will expire");
+            }
+        }
+        Err(WorkerError::Unplayable(reason)) => match fail_now(&core.db, config, id, &reason).await {
+            Ok(()) => {
+                tracing::warn!(worker = %config.id, id, %reason, "match cannot be played; marked failed");
+                core.events.send(Event::MatchFinished {
+                    id,
+                    ladder: claimed.ladder.clone(),
+                    status: "failed".to_string(),
+                });
+            }
+            Err(error) => tracing::warn!(worker = %config.id, id, %error, "cannot mark the match failed"),
+        },
+        Err(error @ (WorkerError::Host(_) | WorkerError::Db(_))) => {
+            let message = error.to_string();
+            match release_after_host_failure(&core.db, config, &claimed, &message).await {
+                Ok(Some(status)) if status == "failed" => {
+                    tracing::warn!(
+                        worker = %config.id, id, attempts = claimed.attempts, error = %message,
+                        "host failure on the last attempt; match marked failed (not rated)"
+                    );
+                    core.events.send(Event::MatchFinished {
+                        id,
+                        ladder: claimed.ladder.clone(),
+                        status,
+                    });
+                }
+                Ok(Some(_)) => tracing::warn!(
+                    worker = %config.id, id, attempt = claimed.attempts, max = config.max_attempts, error = %message,
+                    "host failure; match released for a retry"
+                ),
+                Ok(None) => {
+                    tracing::warn!(worker = %config.id, id, error = %message, "host failure after the lease was lost")
+                }
+                Err(db) => tracing::warn!(
+                    worker = %config.id, id, error = %message, %db,
+                    "host failure and the claim cannot be released; it will expire"
+                ),
+            }
+        }
+    }
+}
+
+/// Gives the match back after a host failure: `queued` (claimable after
+/// `retry_delay × attempts`) or `failed` when this was the last attempt.
+/// Returns the new status, or `None` if the match was no longer ours.
+async fn release_after_host_failure(
+    db: &Db,
+    config: &WorkerConfig,
+    claimed: &Claimed,
+    error: &str,
+) -> Result<Option<String>, sqlx::Error> {
+    let now = now_ms();
+    let delay = config
+        .retry_delay
+        .saturating_mul(u32::try_from(claimed.attempts.max(1)).unwrap_or(u32::MAX));
+    let not_before = now.saturating_add(i64::try_from(delay.as_millis()).unwrap_or(i64::MAX));
+    sqlx::query_scalar(
+        "UPDATE matches SET \
+           status = CASE WHEN attempts >= $3 THEN 'failed' ELSE 'queued' END, \
+           finished_ms = CASE WHEN attempts >= $3 THEN $4 ELSE NULL END, \
+           lease_until_ms = CASE WHEN attempts >= $3 THEN NULL ELSE $5 END, \
+           claimed_by = NULL, error = $6 \
+         WHERE id = $1 AND claimed_by = $2 AND status = 'running' RETURNING status",
+    )
+    .bind(claimed.id)
+    .bind(&config.id)
+    .bind(config.max_attempts)
+    .bind(now)
+    .bind(not_before)
+    .bind(error)
+    .fetch_optional(&db.pool)
+    .await
+}
+
+/// Gives the match back without counting the attempt (the worker stops).
+async fn release_unplayed(db: &Db, config: &WorkerConfig, id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE matches SET status = 'queued', claimed_by = NULL, lease_until_ms = NULL, started_ms = NULL, \
+         attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END \
+         WHERE id = $1 AND claimed_by = $2 AND status = 'running'",
+    )
+    .bind(id)
+    .bind(&config.id)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// Fails a match that can never be played as queued.
+async fn fail_now(db: &Db, config: &WorkerConfig, id: i64, reason: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE matches SET status = 'failed', claimed_by = NULL, lease_until_ms = NULL, finished_ms = $3, error = $4 \
+         WHERE id = $1 AND claimed_by = $2 AND status = 'running'",
+    )
+    .bind(id)
+    .bind(&config.id)
+    .bind(now_ms())
+    .bind(reason)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// A finished match, its replay already in the blob store.
+struct Played {
+    played: PlayedMatch,
+    replay_sha256: String,
+}
+
+/// A version as the worker needs it.
+struct VersionModule {
+    id: i64,
+    sha256: String,
+    name: String,
+}
+
+async fn version(db: &Db, id: i64) -> Result<VersionModule, WorkerError> {
+    let row = sqlx::query("SELECT v.sha256, b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = $1")
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?
+        .ok_or_else(|| WorkerError::Unplayable(format!("version {id} does not exist")))?;
+    Ok(VersionModule {
+        id,
+        sha256: row.try_get(0)?,
+        name: row.try_get(1)?,
+    })
+}
+
+/// Loads both modules, plays the match on a blocking thread while renewing
+/// the lease, and stores the replay.
+async fn play(
+    core: &Core,
+    config: &WorkerConfig,
+    claimed: &Claimed,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<Played, WorkerError> {
+    let variant: Variant = claimed
+        .ladder
+        .parse()
+        .map_err(|e| WorkerError::Unplayable(format!("ladder {}: {e}", claimed.ladder)))?;
+    let versions = [
+        version(&core.db, claimed.a_version).await?,
+        version(&core.db, claimed.b_version).await?,
+    ];
+    let mut settings = MatchSettings::new(variant, u64::from_ne_bytes(claimed.seed.to_ne_bytes()));
+    settings.match_id = u64::try_from(claimed.id).unwrap_or_default();
+    settings.fuel_per_ms = Some(core.sandbox.config().fuel_per_ms);
+
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (sandbox, blobs, events) = (core.sandbox.clone(), core.blobs.clone(), core.events.clone());
+    let (match_id, thread_cancel) = (claimed.id, cancel.clone());
+    let mut task = tokio::task::spawn_blocking(move || -> Result<Played, WorkerError> {
+        let mut bots = Vec::with_capacity(2);
+        for version in &versions {
+            let wasm = blobs
+                .get(&version.sha256)
+                .map_err(|e| WorkerError::Host(format!("cannot read the module of version {}: {e}", version.id)))?
+                .ok_or_else(|| {
+                    WorkerError::Host(format!(
+                        "the module {} of version {} is missing from the blob store",
+                        version.sha256, version.id
+                    ))
+                })?;
+            let module = sandbox.load(&wasm).map_err(|e| {
+                let message = format!("cannot load the module of version {}: {e}", version.id);
+                if e.is_host_failure() {
+                    WorkerError::Host(message)
+                } else {
+                    WorkerError::Unplayable(message)
+                }
+            })?;
+            bots.push(WasmBot::new(sandbox.clone(), module, version.name.clone()));
+        }
+        let entrants: Vec<Cancellable<'_>> = bots
+            .iter()
+            .map(|bot| Cancellable {
+                inner: bot,
+                cancel: thread_cancel.clone(),
+            })
+            .collect();
+        let mut observe = |game: u8, turn: &arbiter_referee::replay::TurnRecord| {
+            events.send(Event::Turn {
+                id: match_id,
+                game,
+                side: u8::from(turn.side),
+                action: turn.action.clone(),
+                fault: turn.fault.map(|f| f.as_str().to_string()),
+            });
+        };
+        let played = play_match_observed(&settings, [&entrants[0], &entrants[1]], &mut observe)
+            .map_err(|e| WorkerError::Host(format!("the referee could not play the match: {e}")))?;
+        let replay_sha256 = blobs
+            .put_zstd(&played.replay.to_json())
+            .map_err(|e| WorkerError::Host(format!("cannot store the replay: {e}")))?;
+        Ok(Played { played, replay_sha256 })
+    });
+
+    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + config.heartbeat, config.heartbeat);
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut abandoned: Option<WorkerError> = None;
+    loop {
+        tokio::select! {
+            joined = &mut task => {
+                let result = joined.map_err(|e| WorkerError::Host(format!("the match thread failed: {e}")))?;
+                return match abandoned {
+                    Some(reason) => Err(reason),
+                    None => result,
+                };
+            }
+            _ = heartbeat.tick(), if abandoned.is_none() => {
+                match renew(&core.db, config, claimed.id).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        cancel.store(true, Ordering::Relaxed);
+                        abandoned = Some(WorkerError::LeaseLost);
+                    }
+                    Err(error) => tracing::warn!(worker = %config.id, id = claimed.id, %error, "cannot renew the lease"),
+                }
+            }
+            changed = stop.changed(), if abandoned.is_none() => {
+                if changed.is_err() || *stop.borrow() {
+                    cancel.store(true, Ordering::Relaxed);
+                    abandoned = Some(WorkerError::Stopped);
+                }
+            }
+        }
+    }
+}
+
+/// Extends this worker's lease; false if the match is no longer ours.
+async fn renew(db: &Db, config: &WorkerConfig, id: i64) -> Result<bool, sqlx::Error> {
+    let until = now_ms().saturating_add(i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX));
+    let done =
+        sqlx::query("UPDATE matches SET lease_until_ms = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'running'")
+            .bind(until)
+            .bind(id)
+            .bind(&config.id)
+            .execute(&db.pool)
+            .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// An entrant whose players give up (as a host failure, never scored) once
+/// `cancel` is set: how an abandoned match stops at its next turn.
+struct Cancellable<'a> {
+    inner: &'a dyn Entrant,
+    cancel: Arc<AtomicBool>,
+}
+
+const ABANDONED: &str = "match abandoned by its worker";
+
+impl Entrant for Cancellable<'_> {
+    fn info(&self) -> EntrantInfo {
+        self.inner.info()
+    }
+
+    fn spawn(&self, setup: &GameSetup) -> Result<Box<dyn Player>, SpawnError> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(SpawnError::Host(ABANDONED.to_string()));
+        }
+        Ok(Box::new(CancellablePlayer {
+            inner: self.inner.spawn(setup)?,
+            cancel: self.cancel.clone(),
+        }))
+    }
+}
+
+struct CancellablePlayer {
+    inner: Box<dyn Player>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Player for CancellablePlayer {
+    fn turn(&mut self, request: &str, budget_us: u64) -> Result<Answer, TurnError> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(TurnError {
+                fault: Fault::Host(ABANDONED.to_string()),
+                spent: Default::default(),
+            });
+        }
+        self.inner.turn(request, budget_us)
+    }
+
+    fn stderr(&self) -> Vec<u8> {
+        self.inner.stderr()
+    }
+}
+
+/// The `reasons` column: each game's finish reason and who faulted.
+fn reasons_json(played: &PlayedMatch) -> String {
+    let games: Vec<serde_json::Value> = played
+        .replay
+        .games
+        .iter()
+        .map(|game| {
+            let faulted_side = game.faulted.map(Side::index);
+            serde_json::json!({
+                "game": game.index,
+                "reason": game.reason.as_str(),
+                "faulted_side": faulted_side,
+                "faulted_participant": faulted_side.and_then(|side| game.sides.get(side).copied()),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(games).to_string()
+}
+
+/// Writes the result, the logs and the rating change in one transaction,
+/// guarded by this worker's claim. Ok(false): the claim was gone, nothing
+/// was written.
+async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: Played) -> Result<bool, WorkerError> {
+    let Played { played, replay_sha256 } = played;
+    let result = &played.replay.result;
+    let winner = result.winner.map(i64::from);
+    let now = now_ms();
+    let mut tx = core.db.begin_write().await?;
+    let finished = sqlx::query(
+        "UPDATE matches SET status = 'finished', finished_ms = $3, winner = $4, score_a = $5, score_b = $6, \
+         reasons = $7, replay_sha256 = $8, lease_until_ms = NULL, error = NULL \
+         WHERE id = $1 AND claimed_by = $2 AND status = 'running'",
+    )
+    .bind(claimed.id)
+    .bind(&config.id)
+    .bind(now)
+    .bind(winner)
+    .bind(i64::from(result.totals[0]))
+    .bind(i64::from(result.totals[1]))
+    .bind(reasons_json(&played))
+    .bind(&replay_sha256)
+    .execute(&mut *tx)
+    .await?;
+    if finished.rows_affected() == 0 {
+        tx.rollback().await?;
+        return Ok(false);
+    }
+    for (participant, games) in played.logs.iter().enumerate() {
+        for (game, stderr) in games.iter().enumerate() {
+            sqlx::query("INSERT INTO match_logs (match_id, participant, game, stderr) VALUES ($1, $2, $3, $4)")
+                .bind(claimed.id)
+                .bind(i64::try_from(participant).unwrap_or_default())
+                .bind(i64::try_from(game).unwrap_or_default())
+                .bind(String::from_utf8_lossy(stderr).into_owned())
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    if claimed.a_version != claimed.b_version {
+        rate(core, &mut tx, claimed, Outcome::from_winner(winner), now).await?;
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Moves both participants' ratings and stamps the match with its
+/// `rated_seq`, inside the recording transaction.
+async fn rate(
+    core: &Core,
+    tx: &mut Transaction<'static, Any>,
+    claimed: &Claimed,
+    outcome: Outcome,
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    // Lock in version order, so two recorders never wait on each other in a
+    // cycle (PostgreSQL).
+    let (first, second) = if claimed.a_version < claimed.b_version {
+        (claimed.a_version, claimed.b_version)
+    } else {
+        (claimed.b_version, claimed.a_version)
+    };
+    let first_rating = lock_rating(&core.db, tx, first, &claimed.ladder).await?;
+    let second_rating = lock_rating(&core.db, tx, second, &claimed.ladder).await?;
+    let (a, b) = if first == claimed.a_version {
+        (first_rating, second_rating)
+    } else {
+        (second_rating, first_rating)
+    };
+    let (a_after, b_after) = core.rating.update(a, b, outcome);
+    let (a_wdl, b_wdl) = match outcome {
+        Outcome::Win => ([1, 0, 0], [0, 0, 1]),
+        Outcome::Draw => ([0, 1, 0], [0, 1, 0]),
+        Outcome::Loss => ([0, 0, 1], [1, 0, 0]),
+    };
+    for (version, rating, wdl) in [(claimed.a_version, a_after, a_wdl), (claimed.b_version, b_after, b_wdl)] {
+        sqlx::query(
+            "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, wins = wins + $6, draws = draws + $7, \
+             losses = losses + $8, last_played_ms = $9 WHERE version_id = $1 AND ladder = $2",
+        )
+        .bind(version)
+        .bind(&claimed.ladder)
+        .bind(rating.rating)
+        .bind(rating.deviation)
+        .bind(rating.volatility)
+        .bind(wdl[0])
+        .bind(wdl[1])
+        .bind(wdl[2])
+        .bind(now)
+        .execute(&mut **tx)
+        .await?;
+    }
+    let seq: i64 = match core.db.backend {
+        Backend::Sqlite => {
+            sqlx::query_scalar("SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM matches")
+                .fetch_one(&mut **tx)
+                .await?
+        }
+        Backend::Postgres => {
+            sqlx::query_scalar("SELECT nextval('rating_seq')")
+                .fetch_one(&mut **tx)
+                .await?
+        }
+    };
+    sqlx::query(
+        "UPDATE matches SET rated = 1, rated_seq = $2, a_before = $3, a_after = $4, b_before = $5, b_after = $6, \
+         a_rd_after = $7, b_rd_after = $8 WHERE id = $1",
+    )
+    .bind(claimed.id)
+    .bind(seq)
+    .bind(a.rating)
+    .bind(a_after.rating)
+    .bind(b.rating)
+    .bind(b_after.rating)
+    .bind(a_after.deviation)
+    .bind(b_after.deviation)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// A version's rating on a ladder, created with the defaults if missing,
+/// and locked until the transaction ends (`FOR UPDATE` on PostgreSQL; the
+/// write lock on SQLite).
+async fn lock_rating(
+    db: &Db,
+    tx: &mut Transaction<'static, Any>,
+    version: i64,
+    ladder: &str,
+) -> Result<Rating, sqlx::Error> {
+    let start = Rating::default();
+    sqlx::query(
+        "INSERT INTO ratings (version_id, ladder, rating, deviation, volatility) VALUES ($1, $2, $3, $4, $5) \
+         ON CONFLICT (version_id, ladder) DO NOTHING",
+    )
+    .bind(version)
+    .bind(ladder)
+    .bind(start.rating)
+    .bind(start.deviation)
+    .bind(start.volatility)
+    .execute(&mut **tx)
+    .await?;
+    let sql = match db.backend {
+        Backend::Sqlite => "SELECT rating, deviation, volatility FROM ratings WHERE version_id = $1 AND ladder = $2",
+        Backend::Postgres => {
+            "SELECT rating, deviation, volatility FROM ratings WHERE version_id = $1 AND ladder = $2 FOR UPDATE"
+        }
+    };
+    let row = sqlx::query(sql).bind(version).bind(ladder).fetch_one(&mut **tx).await?;
+    Ok(Rating {
+        rating: row.try_get(0)?,
+        deviation: row.try_get(1)?,
+        volatility: row.try_get(2)?,
+    })
 }

@@ -66,7 +66,7 @@ fn slow_compilation_is_killed() {
 #[test]
 fn compiler_out_of_memory_is_reported() {
     let sb = Sandbox::new(SandboxConfig {
-        compile_memory_bytes: 16 * 1024 * 1024,
+        compile_memory_bytes: 1024 * 1024,
         instance_slots: 2,
         ..config()
     })
@@ -78,7 +78,7 @@ fn compiler_out_of_memory_is_reported() {
             "",
         )))
         .expect_err("no memory to compile");
-    assert_eq!(err, ModuleError::CompileOutOfMemory { mib: 16 }, "{err}");
+    assert_eq!(err, ModuleError::CompileOutOfMemory { mib: 1 }, "{err}");
 }
 
 #[test]

@@ -136,3 +136,12 @@ pub fn rust_bot(name: &str) -> Vec<u8> {
     });
     std::fs::read(dir.join(format!("{name}.wasm"))).expect("test bot was built")
 }
+
+#[test]
+fn public_types_are_send_and_sync_where_promised() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Sandbox>();
+    send_sync::<BotModule>();
+    send::<BotInstance>();
+}

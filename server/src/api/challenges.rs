@@ -1,9 +1,92 @@
-//! The challenges API.
+//! Challenges: a signed-in user asks for a match between one of their bots
+//! and any other bot on a ladder both play; it jumps the queue.
 
+use crate::auth::{Caller, rate_limit};
+use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
-use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+/// Challenges per user per minute.
+pub const CHALLENGES_PER_MINUTE: i64 = 5;
+/// Queue priority of a challenge (ranked matches have 0).
+pub const CHALLENGE_PRIORITY: i64 = 10;
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
-    Router::new()
+    Router::new().route("/challenges", post(create))
+}
+
+/// The body of a challenge.
+#[derive(serde::Deserialize)]
+struct Challenge {
+    /// The caller's bot.
+    bot: String,
+    /// The bot challenged.
+    opponent: String,
+    /// The ladder, e.g. `othello:std`.
+    ladder: String,
+    #[serde(default)]
+    csrf: Option<String>,
+}
+
+/// The active version of bot `name` on `ladder`, with its owner.
+pub async fn active_version(state: &AppState, name: &str, ladder: &str) -> ApiResult<(i64, i64)> {
+    let row: Option<(i64, i64)> = sqlx::query_as(
+        "SELECT v.id, b.owner_id FROM bots b JOIN versions v ON v.bot_id = b.id \
+         JOIN version_ladders l ON l.version_id = v.id \
+         WHERE b.name_key = $1 AND v.status = 'active' AND l.ladder = $2 ORDER BY v.number DESC LIMIT 1",
+    )
+    .bind(name.to_lowercase())
+    .bind(ladder)
+    .fetch_optional(&state.core.db.pool)
+    .await?;
+    match row {
+        Some(found) => Ok(found),
+        None => {
+            let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE name_key = $1")
+                .bind(name.to_lowercase())
+                .fetch_optional(&state.core.db.pool)
+                .await?;
+            match exists {
+                Some(_) => Err(ApiError::Conflict(format!("{name} has no active version on {ladder}"))),
+                None => Err(ApiError::not_found(format!("bot {name:?}"))),
+            }
+        }
+    }
+}
+
+/// A random match seed.
+pub fn random_seed() -> Result<i64, ApiError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| ApiError::Internal(format!("no randomness: {e}")))?;
+    Ok(i64::from_le_bytes(bytes) & i64::MAX)
+}
+
+/// `POST /api/challenges` {bot, opponent, ladder}: queues a match ahead of
+/// ranked ones; 201 with its id.
+async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Json(body): Json<Challenge>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let sent = headers.get("x-csrf-token").and_then(|v| v.to_str().ok()).map(str::to_string).or(body.csrf.clone());
+    caller.check_csrf(sent.as_deref())?;
+    let ladder = crate::ladders::name(crate::ladders::parse(&body.ladder)?);
+    let (mine, owner) = active_version(&state, &body.bot, &ladder).await?;
+    if owner != caller.user_id {
+        return Err(ApiError::Forbidden(format!("{} is not your bot", body.bot)));
+    }
+    let (theirs, _) = active_version(&state, &body.opponent, &ladder).await?;
+    if body.bot.eq_ignore_ascii_case(&body.opponent) {
+        return Err(ApiError::BadRequest("a bot cannot challenge itself".into()));
+    }
+    rate_limit(&state, &format!("challenge:{}", caller.user_id), CHALLENGES_PER_MINUTE, 60_000).await?;
+    let id = crate::worker::enqueue(&state.core.db, &ladder, mine, theirs, random_seed()?, "challenge", CHALLENGE_PRIORITY, None).await?;
+    crate::worker::wake_workers();
+    Ok((StatusCode::CREATED, Json(json!({"ok": true, "match": {"id": id, "url": format!("/api/matches/{id}")}}))))
 }

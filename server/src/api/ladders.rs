@@ -1,9 +1,102 @@
-//! The ladders API.
+//! Ladders and their leaderboards.
 
+use crate::error::{ApiError, ApiResult};
+use crate::ladders;
+use crate::ratings::PROVISIONAL_RD;
 use crate::server::AppState;
-use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+use sqlx::Row;
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
     Router::new()
+        .route("/ladders", get(list))
+        .route("/ladders/{ladder}/leaderboard", get(leaderboard))
+}
+
+/// `GET /api/ladders`: every ladder with its number of active versions.
+async fn list(State(state): State<AppState>) -> ApiResult<Json<Value>> {
+    let mut out = Vec::new();
+    for name in ladders::names() {
+        let active: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM version_ladders l JOIN versions v ON v.id = l.version_id \
+             WHERE l.ladder = $1 AND v.status = 'active'",
+        )
+        .bind(&name)
+        .fetch_one(&state.core.db.pool)
+        .await?;
+        let (game, mode) = name.split_once(':').unwrap_or((name.as_str(), ""));
+        out.push(json!({"name": name, "game": game, "mode": mode, "active_bots": active}));
+    }
+    Ok(Json(json!({"ok": true, "ladders": out})))
+}
+
+/// Paging of a list.
+#[derive(serde::Deserialize)]
+pub struct Page {
+    /// Rows to return (1–500, default 100).
+    pub limit: Option<i64>,
+    /// Rows to skip.
+    pub offset: Option<i64>,
+}
+
+/// One leaderboard's rows, best first: established versions by rating, then
+/// provisional ones (deviation ≥ 110) by rating.
+pub async fn rows(state: &AppState, ladder: &str, limit: i64, offset: i64) -> Result<Vec<Value>, sqlx::Error> {
+    let rows = sqlx::query(
+        "SELECT r.version_id, b.name, u.name, v.number, r.rating, r.deviation, r.wins, r.draws, r.losses, r.last_played_ms \
+         FROM ratings r \
+         JOIN versions v ON v.id = r.version_id \
+         JOIN bots b ON b.id = v.bot_id \
+         JOIN users u ON u.id = b.owner_id \
+         WHERE r.ladder = $1 AND v.status = 'active' \
+         ORDER BY CASE WHEN r.deviation >= $2 THEN 1 ELSE 0 END, r.rating DESC, r.version_id \
+         LIMIT $3 OFFSET $4",
+    )
+    .bind(ladder)
+    .bind(PROVISIONAL_RD)
+    .bind(limit)
+    .bind(offset)
+    .fetch_all(&state.core.db.pool)
+    .await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let rating: f64 = row.try_get(4)?;
+        let deviation: f64 = row.try_get(5)?;
+        let (wins, draws, losses): (i64, i64, i64) = (row.try_get(6)?, row.try_get(7)?, row.try_get(8)?);
+        out.push(json!({
+            "rank": offset + i as i64 + 1,
+            "version_id": row.try_get::<i64, _>(0)?,
+            "bot": row.try_get::<String, _>(1)?,
+            "owner": row.try_get::<String, _>(2)?,
+            "version": row.try_get::<i64, _>(3)?,
+            "rating": rating,
+            "deviation": deviation,
+            "low": rating - 2.0 * deviation,
+            "high": rating + 2.0 * deviation,
+            "provisional": deviation >= PROVISIONAL_RD,
+            "wins": wins,
+            "draws": draws,
+            "losses": losses,
+            "matches": wins + draws + losses,
+            "last_played_ms": row.try_get::<Option<i64>, _>(9)?,
+        }));
+    }
+    Ok(out)
+}
+
+/// `GET /api/ladders/{ladder}/leaderboard?limit=&offset=`.
+async fn leaderboard(State(state): State<AppState>, Path(ladder): Path<String>, Query(page): Query<Page>) -> ApiResult<Json<Value>> {
+    let variant = ladders::parse(&ladder)?;
+    let name = ladders::name(variant);
+    let limit = page.limit.unwrap_or(100);
+    if !(1..=500).contains(&limit) {
+        return Err(ApiError::BadRequest("limit must be between 1 and 500".into()));
+    }
+    let offset = page.offset.unwrap_or(0).max(0);
+    let entries = rows(&state, &name, limit, offset).await?;
+    Ok(Json(json!({"ok": true, "ladder": name, "entries": entries})))
 }

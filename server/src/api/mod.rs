@@ -21,7 +21,7 @@ use axum::extract::DefaultBodyLimit;
 /// Bodies of requests other than uploads are small.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// The whole application: the API and (later) the site.
+/// The whole application: the JSON API under `/api` and the site.
 pub fn router(state: AppState) -> Router {
     let upload_limit = state.config.max_upload_bytes + 64 * 1024;
     let api = Router::new()
@@ -36,7 +36,9 @@ pub fn router(state: AppState) -> Router {
         .fallback(|| async { ApiError::NotFound("no such API endpoint".into()) });
     Router::new()
         .nest("/api", api)
+        .merge(crate::site::router())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(accounts::refuse_cross_site))
+        .layer(axum::middleware::from_fn(accounts::json_errors))
         .with_state(state)
 }

@@ -1,9 +1,117 @@
-//! The openapi API.
+//! The OpenAPI 3.1 document of the JSON API, served at `/api/openapi.json`.
 
 use crate::server::AppState;
-use axum::Router;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{Value, json};
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
-    Router::new()
+    Router::new().route("/openapi.json", get(|| async { Json(document()) }))
+}
+
+/// One operation: summary, whether it needs a caller, and its success status.
+fn op(summary: &str, auth: bool, ok: u16, body: Option<Value>) -> Value {
+    let mut responses = json!({
+        ok.to_string(): {"description": "success", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Ok"}}}},
+        "400": {"$ref": "#/components/responses/Error"},
+        "404": {"$ref": "#/components/responses/Error"},
+        "429": {"$ref": "#/components/responses/Error"},
+        "503": {"$ref": "#/components/responses/Error"},
+    });
+    if auth {
+        responses["401"] = json!({"$ref": "#/components/responses/Error"});
+        responses["403"] = json!({"$ref": "#/components/responses/Error"});
+    }
+    let mut operation = json!({"summary": summary, "responses": responses});
+    if auth {
+        operation["security"] = json!([{"bearer": []}, {"session": []}]);
+    }
+    if let Some(body) = body {
+        operation["requestBody"] = body;
+    }
+    operation
+}
+
+fn json_body(properties: Value, required: &[&str]) -> Value {
+    json!({"required": true, "content": {"application/json": {"schema": {
+        "type": "object", "properties": properties, "required": required}}}})
+}
+
+fn path_param(name: &str, description: &str) -> Value {
+    json!([{"name": name, "in": "path", "required": true, "description": description, "schema": {"type": "string"}}])
+}
+
+/// The document.
+pub fn document() -> Value {
+    let credentials = json_body(json!({"name": {"type": "string"}, "password": {"type": "string"}}), &["name", "password"]);
+    let upload = json!({"required": true, "content": {"multipart/form-data": {"schema": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "bot name: 3-32 letters, digits, _ or -"},
+            "ladders": {"type": "string", "description": "ladders, comma-separated or repeated, e.g. othello:std"},
+            "module": {"type": "string", "format": "binary", "description": "the .wasm (WASI preview 1 command), at most 16 MiB"},
+            "csrf": {"type": "string", "description": "the session's CSRF token (not needed with an API token)"}
+        },
+        "required": ["name", "ladders", "module"]}}}});
+    let mut paths = json!({
+        "/api/users": {"post": op("Sign up; sets the session cookie", false, 201, Some(credentials.clone()))},
+        "/api/users/{name}": {"get": op("A user's public profile", false, 200, None), "parameters": path_param("name", "user name")},
+        "/api/sessions": {
+            "post": op("Sign in; sets the session cookie", false, 200, Some(credentials)),
+            "delete": op("Sign out", true, 200, None)
+        },
+        "/api/me": {"get": op("The signed-in user (and the session's CSRF token)", true, 200, None)},
+        "/api/tokens": {"post": op("Issue an API token, shown once; revokes the previous one", true, 200, None)},
+        "/api/bots": {
+            "get": op("Every bot", false, 200, None),
+            "post": op("Upload a module: a new bot or a new version of yours; checked off the request path (413 over the size limit, 409 same module twice)", true, 202, Some(upload))
+        },
+        "/api/bots/{name}": {"get": op("A bot, its versions with status and ratings, its recent matches", false, 200, None), "parameters": path_param("name", "bot name")},
+        "/api/bots/{name}/retire": {"post": op("Retire a bot of yours from matchmaking", true, 200, None), "parameters": path_param("name", "bot name")},
+        "/api/versions/{id}": {"get": op("A version: checking, active, retired or rejected (with the reason; stderr for the owner)", false, 200, None), "parameters": path_param("id", "version id")},
+        "/api/ladders": {"get": op("Every ladder", false, 200, None)},
+        "/api/ladders/{ladder}/leaderboard": {"get": op("A leaderboard: rank, rating ± 2·RD, W/D/L, matches, provisional", false, 200, None), "parameters": path_param("ladder", "e.g. othello:std")},
+        "/api/matches": {"get": op("Matches, newest first; filters ladder, status, bot, before, limit", false, 200, None)},
+        "/api/matches/{id}": {"get": op("A match: participants, result, finish reasons, rating changes", false, 200, None), "parameters": path_param("id", "match id")},
+        "/api/matches/{id}/replay": {"get": op("The replay JSON (add ?download=1 to download)", false, 200, None), "parameters": path_param("id", "match id")},
+        "/api/matches/{id}/transcript": {"get": op("Othello move transcripts, one line per leg", false, 200, None), "parameters": path_param("id", "match id")},
+        "/api/matches/{id}/logs": {"get": op("Your bot's stderr in this match (owners only)", true, 200, None), "parameters": path_param("id", "match id")},
+        "/api/challenges": {"post": op("Challenge another bot with one of yours; jumps the queue", true, 201, Some(json_body(
+            json!({"bot": {"type": "string"}, "opponent": {"type": "string"}, "ladder": {"type": "string"}}), &["bot", "opponent", "ladder"])))},
+        "/api/tournaments": {
+            "get": op("Tournaments", false, 200, None),
+            "post": op("A round-robin tournament", true, 201, Some(json_body(
+                json!({"name": {"type": "string"}, "ladder": {"type": "string"}, "bots": {"type": "array", "items": {"type": "string"}}, "matches_per_pair": {"type": "integer"}}),
+                &["name", "ladder", "bots"])))
+        },
+        "/api/tournaments/{id}": {"get": op("Standings and crosstable", false, 200, None), "parameters": path_param("id", "tournament id")},
+        "/api/events": {"get": op("Live events (server-sent events); ?match=ID for one match", false, 200, None)},
+        "/api/openapi.json": {"get": op("This document", false, 200, None)}
+    });
+    if let Some(events) = paths.pointer_mut("/~1api~1events/get/responses/200/content") {
+        *events = json!({"text/event-stream": {"schema": {"type": "string"}}});
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Arbiter",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "The ladder for game-playing bots. Every refusal is {\"ok\": false, \"error\": \"...\"} with the fitting status."
+        },
+        "paths": paths,
+        "components": {
+            "schemas": {
+                "Ok": {"type": "object", "properties": {"ok": {"const": true}}, "required": ["ok"]},
+                "Error": {"type": "object", "properties": {"ok": {"const": false}, "error": {"type": "string"}}, "required": ["ok", "error"]}
+            },
+            "responses": {
+                "Error": {"description": "refused, with the reason", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+            },
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "an API token from POST /api/tokens"},
+                "session": {"type": "apiKey", "in": "cookie", "name": "arbiter_session"}
+            }
+        }
+    })
 }

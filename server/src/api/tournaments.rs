@@ -1,9 +1,179 @@
-//! The tournaments API.
+//! Round-robin tournaments with a crosstable.
 
+use crate::api::challenges::{active_version, random_seed};
+use crate::auth::{Caller, rate_limit};
+use crate::db::now_ms;
+use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
-use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+use sqlx::Row;
+use std::collections::BTreeMap;
+
+/// Queue priority of tournament matches.
+pub const TOURNAMENT_PRIORITY: i64 = 5;
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
     Router::new()
+        .route("/tournaments", get(list).post(create))
+        .route("/tournaments/{id}", get(detail))
+}
+
+#[derive(serde::Deserialize)]
+struct NewTournament {
+    name: String,
+    ladder: String,
+    bots: Vec<String>,
+    #[serde(default = "one")]
+    matches_per_pair: i64,
+    #[serde(default)]
+    csrf: Option<String>,
+}
+
+fn one() -> i64 {
+    1
+}
+
+/// `POST /api/tournaments` {name, ladder, bots, matches_per_pair}: every pair
+/// of the bots' active versions plays `matches_per_pair` matches.
+async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Json(body): Json<NewTournament>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let sent = headers.get("x-csrf-token").and_then(|v| v.to_str().ok()).map(str::to_string).or(body.csrf.clone());
+    caller.check_csrf(sent.as_deref())?;
+    let name = body.name.trim();
+    if name.is_empty() || name.chars().count() > 80 {
+        return Err(ApiError::BadRequest("a tournament name has 1 to 80 characters".into()));
+    }
+    if !(1..=10).contains(&body.matches_per_pair) {
+        return Err(ApiError::BadRequest("matches_per_pair must be between 1 and 10".into()));
+    }
+    let mut bots = body.bots.clone();
+    bots.sort_by_key(|b| b.to_lowercase());
+    bots.dedup_by_key(|b| b.to_lowercase());
+    if !(2..=16).contains(&bots.len()) {
+        return Err(ApiError::BadRequest("a tournament has 2 to 16 different bots".into()));
+    }
+    let ladder = crate::ladders::name(crate::ladders::parse(&body.ladder)?);
+    let mut entries = Vec::new();
+    for bot in &bots {
+        entries.push(active_version(&state, bot, &ladder).await?.0);
+    }
+    rate_limit(&state, &format!("tournament:{}", caller.user_id), 2, 60_000).await?;
+    let mut tx = state.core.db.begin_write().await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO tournaments (ladder, name, owner_id, matches_per_pair, created_ms) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+    )
+    .bind(&ladder)
+    .bind(name)
+    .bind(caller.user_id)
+    .bind(body.matches_per_pair)
+    .bind(now_ms())
+    .fetch_one(&mut *tx)
+    .await?;
+    for version in &entries {
+        sqlx::query("INSERT INTO tournament_entries (tournament_id, version_id) VALUES ($1, $2)")
+            .bind(id)
+            .bind(version)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    let mut queued = 0;
+    for (i, &a) in entries.iter().enumerate() {
+        for &b in &entries[i + 1..] {
+            for n in 0..body.matches_per_pair {
+                let (first, second) = if n % 2 == 0 { (a, b) } else { (b, a) };
+                crate::worker::enqueue(&state.core.db, &ladder, first, second, random_seed()?, "tournament", TOURNAMENT_PRIORITY, Some(id)).await?;
+                queued += 1;
+            }
+        }
+    }
+    crate::worker::wake_workers();
+    Ok((StatusCode::CREATED, Json(json!({"ok": true, "tournament": {"id": id, "matches": queued}}))))
+}
+
+/// `GET /api/tournaments`.
+async fn list(State(state): State<AppState>) -> ApiResult<Json<Value>> {
+    let rows = sqlx::query(
+        "SELECT t.id, t.name, t.ladder, u.name, t.matches_per_pair, t.created_ms FROM tournaments t \
+         JOIN users u ON u.id = t.owner_id ORDER BY t.id DESC LIMIT 100",
+    )
+    .fetch_all(&state.core.db.pool)
+    .await?;
+    let mut out = Vec::new();
+    for row in rows {
+        out.push(json!({
+            "id": row.try_get::<i64, _>(0)?, "name": row.try_get::<String, _>(1)?, "ladder": row.try_get::<String, _>(2)?,
+            "owner": row.try_get::<String, _>(3)?, "matches_per_pair": row.try_get::<i64, _>(4)?,
+            "created_ms": row.try_get::<i64, _>(5)?,
+        }));
+    }
+    Ok(Json(json!({"ok": true, "tournaments": out})))
+}
+
+/// `GET /api/tournaments/{id}`: entries, standings and the crosstable
+/// (`crosstable[a][b]` = points of `a` against `b`, from finished matches).
+async fn detail(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+    let id = crate::api::matches::parse_id(&id)?;
+    let pool = &state.core.db.pool;
+    let header = sqlx::query("SELECT name, ladder, matches_per_pair FROM tournaments WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("tournament {id}")))?;
+    let entries = sqlx::query(
+        "SELECT e.version_id, b.name, v.number FROM tournament_entries e JOIN versions v ON v.id = e.version_id \
+         JOIN bots b ON b.id = v.bot_id WHERE e.tournament_id = $1 ORDER BY b.name_key",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
+    let mut names = BTreeMap::new();
+    for row in &entries {
+        names.insert(row.try_get::<i64, _>(0)?, row.try_get::<String, _>(1)?);
+    }
+    let matches = sqlx::query("SELECT a_version, b_version, status, winner FROM matches WHERE tournament_id = $1")
+        .bind(id)
+        .fetch_all(pool)
+        .await?;
+    let mut cross: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
+    let mut points: BTreeMap<String, f64> = names.values().map(|n| (n.clone(), 0.0)).collect();
+    let (mut finished, mut total) = (0, 0);
+    for row in &matches {
+        total += 1;
+        if row.try_get::<String, _>(2)? != "finished" {
+            continue;
+        }
+        finished += 1;
+        let a = names.get(&row.try_get::<i64, _>(0)?).cloned().unwrap_or_default();
+        let b = names.get(&row.try_get::<i64, _>(1)?).cloned().unwrap_or_default();
+        let (pa, pb) = match row.try_get::<Option<i64>, _>(3)? {
+            Some(0) => (1.0, 0.0),
+            Some(_) => (0.0, 1.0),
+            None => (0.5, 0.5),
+        };
+        *cross.entry(a.clone()).or_default().entry(b.clone()).or_default() += pa;
+        *cross.entry(b.clone()).or_default().entry(a.clone()).or_default() += pb;
+        *points.entry(a).or_default() += pa;
+        *points.entry(b).or_default() += pb;
+    }
+    let mut standings: Vec<(String, f64)> = points.into_iter().collect();
+    standings.sort_by(|x, y| y.1.total_cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
+    Ok(Json(json!({
+        "ok": true,
+        "tournament": {
+            "id": id, "name": header.try_get::<String, _>(0)?, "ladder": header.try_get::<String, _>(1)?,
+            "matches_per_pair": header.try_get::<i64, _>(2)?, "matches": total, "finished": finished,
+        },
+        "standings": standings.iter().map(|(bot, points)| json!({"bot": bot, "points": points})).collect::<Vec<_>>(),
+        "crosstable": cross,
+    })))
 }

@@ -8,6 +8,7 @@ pub mod position;
 pub mod ratings;
 pub mod replay;
 pub mod serve;
+pub mod verify;
 pub mod worker;
 
 /// The async runtime of the server commands.

@@ -1,7 +1,18 @@
-//! Rebuilding every rating from the match log (filled in by the worker work).
+//! Rebuilding every rating from the match log.
+//!
+//! Ratings are derived data: starting every (version, ladder) from
+//! [`Rating::default`] and applying the rated matches in `rated_seq` order
+//! with the same [`RatingSystem`] gives back the `ratings` table, up to
+//! [`TOLERANCE`].
 
-use super::RatingSystem;
+use super::{Outcome, Rating, RatingSystem};
 use crate::db::Db;
+use sqlx::Row;
+use std::collections::BTreeMap;
+
+/// Largest difference in rating, deviation or volatility that still counts
+/// as equal (floating-point noise of the two databases' REAL types).
+pub const TOLERANCE: f64 = 1e-6;
 
 /// A stored rating that differs from the recomputed one.
 #[derive(Clone, Debug, PartialEq)]
@@ -10,14 +21,79 @@ pub struct Difference {
     pub version_id: i64,
     /// The ladder.
     pub ladder: String,
-    /// What is stored.
+    /// What is stored (all `NaN` when the log rates a version the
+    /// `ratings` table has no row for).
     pub stored: super::Rating,
     /// What the log gives.
     pub recomputed: super::Rating,
 }
 
+/// True when `x` and `y` are further apart than [`TOLERANCE`] (or either is
+/// NaN).
+fn differs(x: f64, y: f64) -> bool {
+    use std::cmp::Ordering::{Equal, Less};
+    !matches!((x - y).abs().partial_cmp(&TOLERANCE), Some(Less | Equal))
+}
+
 /// Replays every rated match in the order ratings were applied and returns
-/// the stored ratings that differ from the result.
-pub async fn recompute(_db: &Db, _system: RatingSystem) -> Result<Vec<Difference>, sqlx::Error> {
-    Ok(Vec::new())
+/// the stored ratings that differ from the result (none, if the table is
+/// consistent with the log). Rows without rated matches must hold the
+/// starting rating.
+pub async fn recompute(db: &Db, system: RatingSystem) -> Result<Vec<Difference>, sqlx::Error> {
+    let log =
+        sqlx::query("SELECT ladder, a_version, b_version, winner FROM matches WHERE rated = 1 ORDER BY rated_seq, id")
+            .fetch_all(&db.pool)
+            .await?;
+    let mut ratings: BTreeMap<(i64, String), Rating> = BTreeMap::new();
+    for row in log {
+        let ladder: String = row.try_get(0)?;
+        let a: i64 = row.try_get(1)?;
+        let b: i64 = row.try_get(2)?;
+        let winner: Option<i64> = row.try_get(3)?;
+        let before_a = ratings.get(&(a, ladder.clone())).copied().unwrap_or_default();
+        let before_b = ratings.get(&(b, ladder.clone())).copied().unwrap_or_default();
+        let (after_a, after_b) = system.update(before_a, before_b, Outcome::from_winner(winner));
+        ratings.insert((a, ladder.clone()), after_a);
+        ratings.insert((b, ladder), after_b);
+    }
+
+    let stored_rows = sqlx::query("SELECT version_id, ladder, rating, deviation, volatility FROM ratings")
+        .fetch_all(&db.pool)
+        .await?;
+    let mut differences = Vec::new();
+    for row in stored_rows {
+        let key: (i64, String) = (row.try_get(0)?, row.try_get(1)?);
+        let stored = Rating {
+            rating: row.try_get(2)?,
+            deviation: row.try_get(3)?,
+            volatility: row.try_get(4)?,
+        };
+        let recomputed = ratings.remove(&key).unwrap_or_default();
+        if differs(stored.rating, recomputed.rating)
+            || differs(stored.deviation, recomputed.deviation)
+            || differs(stored.volatility, recomputed.volatility)
+        {
+            differences.push(Difference {
+                version_id: key.0,
+                ladder: key.1,
+                stored,
+                recomputed,
+            });
+        }
+    }
+    // Rated in the log, missing from the table.
+    for ((version_id, ladder), recomputed) in ratings {
+        differences.push(Difference {
+            version_id,
+            ladder,
+            stored: Rating {
+                rating: f64::NAN,
+                deviation: f64::NAN,
+                volatility: f64::NAN,
+            },
+            recomputed,
+        });
+    }
+    differences.sort_by(|x, y| (&x.ladder, x.version_id).cmp(&(&y.ladder, y.version_id)));
+    Ok(differences)
 }

@@ -1,0 +1,85 @@
+//! Re-running a replay: given the two modules, a reproducible match must
+//! come out move for move, byte for byte.
+
+use crate::player::Entrant;
+use crate::referee::{HostError, MatchSettings, play_match};
+use crate::replay::Replay;
+use arbiter_games::{Budget, Variant};
+
+/// Why a replay did not verify.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// The replay names a game this program does not know.
+    #[error("the replay's game {0:?} is unknown")]
+    UnknownGame(String),
+    /// The replay is marked as not reproducible (a bot ran on wall-clock time).
+    #[error("the replay is marked as not reproducible: a bot ran on wall-clock time")]
+    NotReproducible,
+    /// A participant is not the module the replay names.
+    #[error("participant {participant} is {given}, but the replay was played by {recorded}")]
+    WrongModule {
+        /// 0 or 1.
+        participant: usize,
+        /// SHA-256 of the module given.
+        given: String,
+        /// SHA-256 in the replay.
+        recorded: String,
+    },
+    /// The re-run failed on the host.
+    #[error(transparent)]
+    Host(#[from] HostError),
+    /// The re-run differs.
+    #[error("the re-run differs from the replay in {0}")]
+    Differs(String),
+}
+
+/// The settings a replay was played with.
+pub fn settings_of(replay: &Replay) -> Result<MatchSettings, VerifyError> {
+    let variant: Variant = format!("{}:{}", replay.game, replay.mode)
+        .parse()
+        .map_err(|_| VerifyError::UnknownGame(format!("{}:{}", replay.game, replay.mode)))?;
+    Ok(MatchSettings {
+        variant,
+        seed: replay.seed,
+        match_id: replay.match_id,
+        budget: Budget {
+            turn_ms: replay.settings.turn_ms,
+            bank_ms: replay.settings.bank_ms,
+        },
+        fuel_per_ms: replay.settings.fuel_per_ms,
+    })
+}
+
+/// Re-runs `replay` with `entrants` (participant 0 first) and checks that
+/// the result is the same replay, byte for byte.
+pub fn verify(replay: &Replay, entrants: [&dyn Entrant; 2]) -> Result<(), VerifyError> {
+    if !replay.reproducible {
+        return Err(VerifyError::NotReproducible);
+    }
+    for (participant, entrant) in entrants.iter().enumerate() {
+        let given = entrant.info().sha256.unwrap_or_default();
+        let recorded = replay.participants[participant].sha256.clone().unwrap_or_default();
+        if given != recorded {
+            return Err(VerifyError::WrongModule {
+                participant,
+                given,
+                recorded,
+            });
+        }
+    }
+    let mut rerun = play_match(&settings_of(replay)?, entrants)?.replay;
+    // Names are labels, not part of the play: the modules were checked above.
+    rerun.participants = replay.participants.clone();
+    if rerun.to_json() == replay.to_json() {
+        return Ok(());
+    }
+    for (game, (a, b)) in replay.games.iter().zip(&rerun.games).enumerate() {
+        if let Some(turn) = a.turns.iter().zip(&b.turns).position(|(x, y)| x != y) {
+            return Err(VerifyError::Differs(format!("game {game}, turn {}", turn + 1)));
+        }
+        if a != b {
+            return Err(VerifyError::Differs(format!("game {game} (its outcome)")));
+        }
+    }
+    Err(VerifyError::Differs("the header or result".to_string()))
+}

@@ -1,0 +1,534 @@
+//! Exactly-once matches: workers in this process and `arbiter worker`
+//! processes share one queue; one process is killed (SIGKILL) while it
+//! holds a running match; every match still ends finished and rated exactly
+//! once, and the ratings equal a recomputation from the match log. Host
+//! failures end `failed`, unrated.
+//!
+//! Each scenario runs on SQLite, and on PostgreSQL when `TEST_PG_URL` is set
+//! (CI sets it; each run gets a database of its own, dropped afterwards).
+
+use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
+use arbiter_server::blobs::Blobs;
+use arbiter_server::db::{Backend, Db};
+use arbiter_server::events::Events;
+use arbiter_server::ratings::{RatingSystem, recompute};
+use arbiter_server::server::Core;
+use arbiter_server::worker::{self, LEASE_ENV, WorkerConfig};
+use sqlx::Row;
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+
+const ARBITER: &str = env!("CARGO_BIN_EXE_arbiter");
+const LADDER: &str = "othello:std";
+/// Short, so that the killed worker's match is taken over quickly.
+const LEASE_MS: u64 = 1500;
+
+/// The scenarios are CPU-heavy (2 cores): one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+/// `TEST_PG_URL`, if PostgreSQL tests are wanted.
+fn pg_url() -> Option<String> {
+    std::env::var("TEST_PG_URL").ok().filter(|url| !url.is_empty())
+}
+
+/// A data directory, a database and a [`Core`] on them whose sandbox
+/// compiles with the `arbiter` binary (this test binary cannot).
+struct Ladder {
+    dir: tempfile::TempDir,
+    core: Core,
+    /// `DATABASE_URL` for worker processes (PostgreSQL only).
+    database_url: Option<String>,
+    pg: Option<PgDatabase>,
+}
+
+impl Ladder {
+    async fn open(backend: Backend) -> Ladder {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (db, pg) = match backend {
+            Backend::Sqlite => (
+                Db::open_sqlite(&dir.path().join("arbiter.db")).await.expect("sqlite"),
+                None,
+            ),
+            Backend::Postgres => {
+                let pg = PgDatabase::create().await;
+                (Db::connect(&pg.url).await.expect("postgres"), Some(pg))
+            }
+        };
+        let sandbox = Sandbox::new(SandboxConfig {
+            compiler: CompilerCommand::new(ARBITER, [arbiter_server::sandbox::COMPILE_SUBCOMMAND]),
+            cache_dir: Some(dir.path().join("compiled")),
+            ..SandboxConfig::default()
+        })
+        .expect("sandbox");
+        let core = Core {
+            db,
+            blobs: Blobs::open(&dir.path().join("blobs")).expect("blobs"),
+            sandbox,
+            events: Events::default(),
+            rating: RatingSystem::Glicko2,
+        };
+        arbiter_server::house::seed(&core).await.expect("house bots");
+        Ladder {
+            database_url: pg.as_ref().map(|pg| pg.url.clone()),
+            dir,
+            core,
+            pg,
+        }
+    }
+
+    fn data(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Active version ids on [`LADDER`], by bot name.
+    async fn versions(&self) -> HashMap<String, i64> {
+        let rows = sqlx::query(
+            "SELECT b.name, v.id FROM versions v JOIN bots b ON b.id = v.bot_id \
+             JOIN version_ladders vl ON vl.version_id = v.id WHERE vl.ladder = $1 AND v.status = 'active'",
+        )
+        .bind(LADDER)
+        .fetch_all(&self.core.db.pool)
+        .await
+        .expect("versions");
+        rows.iter()
+            .map(|r| (r.try_get(0).expect("name"), r.try_get(1).expect("id")))
+            .collect()
+    }
+
+    /// `arbiter worker --data DIR --slots 1` with the short lease.
+    fn spawn_worker_process(&self, log: &str) -> Child {
+        let mut command = Command::new(ARBITER);
+        command
+            .args(["worker", "--data"])
+            .arg(self.data())
+            .args(["--slots", "1"])
+            .env(LEASE_ENV, LEASE_MS.to_string())
+            .env("RUST_LOG", "arbiter_server=debug")
+            .env_remove("DATABASE_URL")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(self.data().join(log)).expect("log file"));
+        if let Some(url) = &self.database_url {
+            command.env("DATABASE_URL", url);
+        }
+        command.spawn().expect("arbiter worker starts")
+    }
+
+    async fn scalar(&self, sql: &'static str) -> i64 {
+        sqlx::query_scalar(sql).fetch_one(&self.core.db.pool).await.expect(sql)
+    }
+
+    fn logs(&self) -> String {
+        let mut out = String::new();
+        for log in ["worker-1.log", "worker-2.log"] {
+            if let Ok(text) = std::fs::read_to_string(self.data().join(log)) {
+                let lines: Vec<&str> = text.lines().collect();
+                out += &format!(
+                    "--- {log} (last 30 lines) ---\n{}\n",
+                    lines[lines.len().saturating_sub(30)..].join("\n")
+                );
+            }
+        }
+        out
+    }
+}
+
+/// A database of its own on the `TEST_PG_URL` server, dropped afterwards.
+struct PgDatabase {
+    admin_url: String,
+    name: String,
+    url: String,
+}
+
+impl PgDatabase {
+    async fn create() -> PgDatabase {
+        use sqlx::Connection;
+        let admin_url = pg_url().expect("TEST_PG_URL");
+        let mut bytes = [0u8; 6];
+        getrandom::fill(&mut bytes).expect("randomness");
+        let name = format!(
+            "arbiter_once_{}",
+            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        );
+        let mut admin = sqlx::PgConnection::connect(&admin_url)
+            .await
+            .expect("connect to TEST_PG_URL");
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+            .execute(&mut admin)
+            .await
+            .expect("create database");
+        let _ = admin.close().await;
+        let (base, query) = admin_url
+            .split_once('?')
+            .map_or((admin_url.as_str(), None), |(b, q)| (b, Some(q)));
+        let start = base.find("://").map_or(0, |i| i + 3);
+        let end = base[start..].find('/').map_or(base.len(), |i| start + i);
+        let mut url = format!("{}/{name}", &base[..end]);
+        if let Some(query) = query {
+            url = format!("{url}?{query}");
+        }
+        PgDatabase { admin_url, name, url }
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let (admin_url, name) = (self.admin_url.clone(), self.name.clone());
+        let _ = std::thread::spawn(move || {
+            use sqlx::Connection;
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            runtime.block_on(async {
+                let mut admin = sqlx::PgConnection::connect(&admin_url).await.ok()?;
+                let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+                sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut admin).await.ok()?;
+                admin.close().await.ok()
+            })
+        })
+        .join();
+    }
+}
+
+/// Kills a worker process on drop (a failing test leaves none behind).
+struct Reaper(Vec<Child>);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Polls `check` every 50 ms until it gives `Some`, or panics after
+/// `timeout` with `what`.
+async fn wait_for<T, F: Future<Output = Option<T>>>(timeout: Duration, what: &str, mut check: impl FnMut() -> F) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            start.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The opponents of the scenario: a mix of slow and quick pairs.
+const PAIRS: [(&str, &str); 4] = [
+    ("othello-ab-medium", "othello-greedy"),
+    ("othello-greedy", "othello-random"),
+    ("othello-random", "othello-ab-medium"),
+    ("othello-ab-weak", "othello-greedy"),
+];
+const MATCHES: usize = 12;
+
+async fn killed_worker_scenario(backend: Backend) {
+    let started = Instant::now();
+    let ladder = Ladder::open(backend).await;
+    let db = &ladder.core.db;
+    let versions = ladder.versions().await;
+    let mut ids = Vec::new();
+    for n in 0..MATCHES {
+        let (a, b) = PAIRS[n % PAIRS.len()];
+        let seed = 1000 + i64::try_from(n).expect("small");
+        let id = worker::enqueue(db, LADDER, versions[a], versions[b], seed, "ranked", 0, None)
+            .await
+            .expect("enqueue");
+        ids.push(id);
+    }
+
+    // Two worker processes; the first is killed once it holds a match.
+    let mut reaper = Reaper(vec![
+        ladder.spawn_worker_process("worker-1.log"),
+        ladder.spawn_worker_process("worker-2.log"),
+    ]);
+    let victim = reaper.0[0].id();
+    let prefix = format!("worker-{victim}-%");
+    let held_now = || async {
+        sqlx::query_scalar::<_, i64>("SELECT id FROM matches WHERE status = 'running' AND claimed_by LIKE $1")
+            .bind(&prefix)
+            .fetch_optional(&db.pool)
+            .await
+            .expect("poll")
+    };
+    wait_for(
+        Duration::from_secs(60),
+        "the first worker process to claim a match",
+        held_now,
+    )
+    .await;
+    // Let it get into the match (loading modules, first turns), then kill
+    // it. What it holds after its death is what it held when it died.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    reaper.0[0].kill().expect("SIGKILL");
+    reaper.0[0].wait().expect("reaped");
+    let held = held_now()
+        .await
+        .unwrap_or_else(|| panic!("the killed worker held no match when it died\n{}", ladder.logs()));
+
+    // Two workers in this process.
+    let (stop_tx, stop) = watch::channel(false);
+    let mut local = Vec::new();
+    for n in 0..2 {
+        let config = WorkerConfig::new(format!("test-{n}")).with_lease(Duration::from_millis(LEASE_MS));
+        local.push(tokio::spawn(worker::run(ladder.core.clone(), config, stop.clone())));
+    }
+
+    let finished = wait_for(Duration::from_secs(120), "every match to finish", || async {
+        let done = ladder
+            .scalar("SELECT COUNT(*) FROM matches WHERE status IN ('finished', 'failed')")
+            .await;
+        (done == i64::try_from(MATCHES).expect("small")).then_some(done)
+    })
+    .await;
+    assert_eq!(finished, 12);
+
+    // Stop: the in-process workers at once, the surviving process on SIGINT.
+    stop_tx.send(true).expect("stop");
+    for task in local {
+        tokio::time::timeout(Duration::from_secs(10), task)
+            .await
+            .expect("in-process workers stop promptly")
+            .expect("worker task");
+    }
+    let survivor = reaper.0[1].id();
+    let status = Command::new("kill")
+        .args(["-INT", &survivor.to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(status.success());
+    let exited = wait_for(Duration::from_secs(10), "the worker process to stop on SIGINT", || {
+        let state = reaper.0[1].try_wait().expect("try_wait");
+        async move { state }
+    })
+    .await;
+    assert!(exited.success(), "worker process exit: {exited:?}\n{}", ladder.logs());
+
+    // Every match finished and rated exactly once.
+    let rows = sqlx::query(
+        "SELECT id, status, rated, rated_seq, attempts, replay_sha256, error FROM matches ORDER BY rated_seq",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .expect("matches");
+    let mut seqs = Vec::new();
+    for row in &rows {
+        let id: i64 = row.try_get(0).expect("id");
+        let status: String = row.try_get(1).expect("status");
+        let error: Option<String> = row.try_get(6).expect("error");
+        assert_eq!(status, "finished", "match {id}: {error:?}\n{}", ladder.logs());
+        assert_eq!(row.try_get::<i64, _>(2).expect("rated"), 1, "match {id}");
+        seqs.push(row.try_get::<Option<i64>, _>(3).expect("seq").expect("a rated_seq"));
+        let replay_key: String = row.try_get::<Option<String>, _>(5).expect("key").expect("a replay");
+        let replay = ladder
+            .core
+            .blobs
+            .get_zstd(&replay_key)
+            .expect("read")
+            .expect("replay stored");
+        let replay = arbiter_referee::Replay::from_json(&replay).expect("a replay");
+        assert_eq!(replay.match_id, u64::try_from(id).expect("id"));
+        assert_eq!(replay.games.len(), 2);
+    }
+    let mut distinct = seqs.clone();
+    distinct.dedup();
+    assert_eq!(distinct.len(), MATCHES, "rated_seq repeats: {seqs:?}");
+    if backend == Backend::Sqlite {
+        assert_eq!(seqs, (1..=12).collect::<Vec<i64>>(), "rated_seq has gaps");
+    }
+    let attempts: i64 = sqlx::query_scalar("SELECT attempts FROM matches WHERE id = $1")
+        .bind(held)
+        .fetch_one(&db.pool)
+        .await
+        .expect("attempts");
+    assert!(
+        attempts >= 2,
+        "match {held} was held by the killed worker but ran {attempts} time(s)"
+    );
+    assert_eq!(
+        ladder.scalar("SELECT COUNT(*) FROM match_logs").await,
+        4 * 12,
+        "two participants × two games of logs per match, once"
+    );
+
+    // Ratings: one win, draw or loss per participant per match, and each
+    // version's chain of before/after values unbroken in rated_seq order.
+    let played = ladder
+        .scalar(
+            "SELECT CAST(COALESCE(SUM(wins + draws + losses), 0) AS BIGINT) FROM ratings WHERE ladder = 'othello:std'",
+        )
+        .await;
+    assert_eq!(played, 2 * 12);
+    let chain = sqlx::query(
+        "SELECT a_version, b_version, a_before, a_after, b_before, b_after FROM matches ORDER BY rated_seq",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .expect("chain");
+    let mut last: HashMap<i64, f64> = HashMap::new();
+    for row in &chain {
+        for (version, before, after) in [(0, 2, 3), (1, 4, 5)] {
+            let version: i64 = row.try_get(version).expect("version");
+            let before: f64 = row.try_get(before).expect("before");
+            let after: f64 = row.try_get(after).expect("after");
+            if let Some(previous) = last.insert(version, after) {
+                assert!(
+                    (previous - before).abs() < 1e-9,
+                    "version {version}: {previous} then {before}"
+                );
+            }
+        }
+    }
+    let differences = recompute(db, RatingSystem::Glicko2).await.expect("recompute");
+    assert!(differences.is_empty(), "{differences:?}");
+
+    let mut command = Command::new(ARBITER);
+    command
+        .args(["ratings", "recompute", "--data"])
+        .arg(ladder.data())
+        .env_remove("DATABASE_URL");
+    if let Some(url) = &ladder.database_url {
+        command.env("DATABASE_URL", url);
+    }
+    let output = command.output().expect("arbiter ratings recompute");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("no difference"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    eprintln!(
+        "{backend:?}: {MATCHES} matches, worker killed holding match {held} ({attempts} attempts), {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    drop(ladder.pg);
+}
+
+async fn host_failure_scenario(backend: Backend) {
+    let ladder = Ladder::open(backend).await;
+    let db = &ladder.core.db;
+    let versions = ladder.versions().await;
+    // A version whose module is not in the blob store: a host failure.
+    let house: i64 = ladder.scalar("SELECT id FROM users WHERE name_key = 'house'").await;
+    let bot: i64 = sqlx::query_scalar(
+        "INSERT INTO bots (owner_id, name, name_key, created_ms) VALUES ($1, 'ghost', 'ghost', 0) RETURNING id",
+    )
+    .bind(house)
+    .fetch_one(&db.pool)
+    .await
+    .expect("bot");
+    let ghost: i64 = sqlx::query_scalar(
+        "INSERT INTO versions (bot_id, number, sha256, size, status, ladders, created_ms) \
+         VALUES ($1, 1, $2, 10, 'active', '[\"othello:std\"]', 0) RETURNING id",
+    )
+    .bind(bot)
+    .bind("ab".repeat(32))
+    .fetch_one(&db.pool)
+    .await
+    .expect("version");
+    let greedy = versions["othello-greedy"];
+    let id = worker::enqueue(db, LADDER, ghost, greedy, 5, "challenge", 10, None)
+        .await
+        .expect("enqueue");
+
+    let (stop_tx, stop) = watch::channel(false);
+    let mut config = WorkerConfig::new("test-host".to_string()).with_lease(Duration::from_millis(LEASE_MS));
+    config.retry_delay = Duration::from_millis(50);
+    let task = tokio::spawn(worker::run(ladder.core.clone(), config.clone(), stop));
+    wait_for(Duration::from_secs(30), "the match to fail", || async {
+        let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_one(&db.pool)
+            .await
+            .expect("status");
+        (status == "failed").then_some(())
+    })
+    .await;
+    stop_tx.send(true).expect("stop");
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .expect("stops")
+        .expect("task");
+
+    let row = sqlx::query("SELECT attempts, rated, rated_seq, error, winner, replay_sha256 FROM matches WHERE id = $1")
+        .bind(id)
+        .fetch_one(&db.pool)
+        .await
+        .expect("match");
+    assert_eq!(row.try_get::<i64, _>(0).expect("attempts"), config.max_attempts);
+    assert_eq!(row.try_get::<i64, _>(1).expect("rated"), 0);
+    assert_eq!(row.try_get::<Option<i64>, _>(2).expect("seq"), None);
+    let error: String = row.try_get::<Option<String>, _>(3).expect("error").expect("an error");
+    assert!(error.contains("missing from the blob store"), "{error}");
+    assert_eq!(row.try_get::<Option<i64>, _>(4).expect("winner"), None);
+    assert_eq!(row.try_get::<Option<String>, _>(5).expect("replay"), None);
+    assert_eq!(ladder.scalar("SELECT COUNT(*) FROM match_logs").await, 0);
+    assert_eq!(
+        ladder
+            .scalar("SELECT CAST(COALESCE(SUM(wins + draws + losses), 0) AS BIGINT) FROM ratings")
+            .await,
+        0,
+        "a host failure counted as a result"
+    );
+    assert!(
+        recompute(db, RatingSystem::Glicko2)
+            .await
+            .expect("recompute")
+            .is_empty()
+    );
+    drop(ladder.pg);
+}
+
+#[test]
+fn a_killed_worker_never_loses_or_doubles_a_match_on_sqlite() {
+    let _serial = serial();
+    runtime().block_on(killed_worker_scenario(Backend::Sqlite));
+}
+
+#[test]
+fn a_killed_worker_never_loses_or_doubles_a_match_on_postgres() {
+    if pg_url().is_none() {
+        eprintln!("TEST_PG_URL is not set: skipping the PostgreSQL run");
+        return;
+    }
+    let _serial = serial();
+    runtime().block_on(killed_worker_scenario(Backend::Postgres));
+}
+
+#[test]
+fn a_host_failure_ends_failed_and_unrated_on_sqlite() {
+    let _serial = serial();
+    runtime().block_on(host_failure_scenario(Backend::Sqlite));
+}
+
+#[test]
+fn a_host_failure_ends_failed_and_unrated_on_postgres() {
+    if pg_url().is_none() {
+        eprintln!("TEST_PG_URL is not set: skipping the PostgreSQL run");
+        return;
+    }
+    let _serial = serial();
+    runtime().block_on(host_failure_scenario(Backend::Postgres));
+}

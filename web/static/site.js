@@ -1,0 +1,329 @@
+// The site's behaviour, in plain JavaScript (no build step):
+//
+// - forms with data-api are sent to the JSON API with the session's CSRF
+//   token (from <meta name="csrf-token">) in the X-CSRF-Token header;
+// - the upload form posts the module, then follows the check by polling
+//   /api/versions/{id} and shows the verdict (reason and stderr on rejection);
+// - a running match follows /api/events?match=ID (server-sent events);
+// - a leaderboard refreshes its rows every few seconds.
+//
+// Text from the server is only ever put into the page with textContent; the
+// one exception, the leaderboard rows, is HTML the server rendered and
+// escaped itself.
+(function () {
+  'use strict';
+
+  function csrf() {
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.getAttribute('content') : '';
+  }
+
+  function showError(form, message) {
+    var box = form.querySelector('.form-error');
+    if (!box) {
+      window.alert(message);
+      return;
+    }
+    box.textContent = message;
+    box.hidden = false;
+  }
+
+  function clearError(form) {
+    var box = form.querySelector('.form-error');
+    if (box) {
+      box.textContent = '';
+      box.hidden = true;
+    }
+  }
+
+  // Calls the API; resolves with the JSON answer, rejects with an Error
+  // carrying the API's own message.
+  function api(method, url, body) {
+    var options = { method: method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+    var token = csrf();
+    if (token) options.headers['X-CSRF-Token'] = token;
+    if (body instanceof FormData) {
+      options.body = body;
+    } else if (body !== undefined) {
+      options.headers['Content-Type'] = 'application/json';
+      options.body = JSON.stringify(body);
+    }
+    return fetch(url, options).then(function (response) {
+      return response.text().then(function (text) {
+        var json = null;
+        try { json = text ? JSON.parse(text) : {}; } catch (e) { json = null; }
+        if (!response.ok || (json && json.ok === false)) {
+          var message = json && json.error ? json.error : 'the server answered ' + response.status + ' ' + response.statusText;
+          var error = new Error(message);
+          error.status = response.status;
+          throw error;
+        }
+        return json || {};
+      });
+    });
+  }
+
+  // `/matches/{match.id}` with fields of the answer filled in.
+  function fill(template, answer) {
+    return template.replace(/\{([a-z_.]+)\}/g, function (_, path) {
+      var value = path.split('.').reduce(function (v, k) { return v === null || v === undefined ? v : v[k]; }, answer);
+      return encodeURIComponent(value === undefined || value === null ? '' : String(value));
+    });
+  }
+
+  function formBody(form) {
+    var body = {};
+    var named = 0;
+    Array.prototype.forEach.call(form.elements, function (field) {
+      if (!field.name || field.disabled) return;
+      if ((field.type === 'checkbox' || field.type === 'radio') && !field.checked) return;
+      named += 1;
+      var value = field.value;
+      if ('list' in field.dataset) value = value.split(/[\s,]+/).filter(Boolean);
+      else if ('number' in field.dataset) value = Number(value);
+      body[field.name] = value;
+    });
+    return named ? body : undefined;
+  }
+
+  function busy(form, on) {
+    Array.prototype.forEach.call(form.querySelectorAll('button[type="submit"], button:not([type])'), function (b) {
+      b.disabled = on;
+    });
+    form.setAttribute('aria-busy', on ? 'true' : 'false');
+  }
+
+  function enhanceApiForm(form) {
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
+      clearError(form);
+      busy(form, true);
+      var method = form.dataset.method || 'POST';
+      api(method, form.dataset.api, formBody(form))
+        .then(function (answer) {
+          if (form.dataset.show) {
+            busy(form, false);
+            var output = document.querySelector('[data-output="' + form.dataset.show + '"]');
+            if (output) {
+              output.value = answer[form.dataset.show] || '';
+              var box = output.closest('[hidden]');
+              if (box) box.hidden = false;
+              output.focus();
+              output.select();
+            }
+            return;
+          }
+          window.location.assign(fill(form.dataset.then || '/', answer));
+        })
+        .catch(function (error) {
+          busy(form, false);
+          showError(form, error.message);
+        });
+    });
+  }
+
+  // --- Upload: post the module, then follow the check. ---------------------
+
+  function show(id, on) {
+    var node = document.getElementById(id);
+    if (node) node.hidden = !on;
+    return node;
+  }
+
+  function verdict(state, text) {
+    var section = document.getElementById('verdict');
+    section.dataset.state = state;
+    var p = document.getElementById('verdict-text');
+    p.textContent = text;
+    p.className = 'verdict-text verdict-' + state;
+  }
+
+  function rejected(reason, stderr) {
+    show('verdict-reason', true);
+    document.getElementById('reason-text').textContent = reason || 'no reason given';
+    if (stderr) {
+      show('verdict-stderr', true);
+      document.getElementById('stderr-text').textContent = stderr;
+    }
+  }
+
+  function follow(versionId, started) {
+    api('GET', '/api/versions/' + encodeURIComponent(versionId)).then(function (answer) {
+      var v = answer.version || {};
+      if (v.status === 'checking') {
+        var waited = Math.round((Date.now() - started) / 1000);
+        verdict('checking', 'Checking… (' + waited + ' s)');
+        if (Date.now() - started > 10 * 60 * 1000) {
+          verdict('checking', 'Still checking after 10 minutes: come back to the bot page later.');
+          return;
+        }
+        window.setTimeout(function () { follow(versionId, started); }, 1000);
+        return;
+      }
+      var step = document.getElementById('step-check');
+      step.textContent = 'Checked.';
+      var next = show('verdict-next', true);
+      next.textContent = '';
+      var link = document.createElement('a');
+      link.href = '/bots/' + encodeURIComponent(v.bot);
+      link.textContent = 'Open the page of ' + v.bot;
+      if (v.status === 'active') {
+        verdict('active', 'Accepted: version ' + v.number + ' of ' + v.bot + ' is active and joins ' + (v.ladders || []).join(', ') + '.');
+        next.appendChild(link);
+      } else if (v.status === 'rejected') {
+        verdict('rejected', 'Rejected: version ' + v.number + ' of ' + v.bot + ' did not pass the check.');
+        rejected(v.reason, v.stderr);
+        next.appendChild(link);
+      } else {
+        verdict(v.status, 'Version ' + v.number + ' of ' + v.bot + ' is ' + v.status + '.');
+        next.appendChild(link);
+      }
+    }).catch(function (error) {
+      verdict('error', 'Cannot follow the check: ' + error.message + '. Retrying…');
+      window.setTimeout(function () { follow(versionId, started); }, 3000);
+    });
+  }
+
+  function enhanceUpload(form) {
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      clearError(form);
+      var ticked = form.querySelectorAll('input[name="ladders"]:checked').length;
+      if (!ticked) {
+        showError(form, 'tick at least one ladder');
+        return;
+      }
+      var data = new FormData(form);
+      data.append('csrf', csrf());
+      show('verdict', true);
+      show('verdict-reason', false);
+      show('verdict-stderr', false);
+      show('verdict-next', false);
+      show('step-check', false);
+      document.getElementById('step-upload').textContent = 'Uploading…';
+      verdict('uploading', 'Uploading…');
+      busy(form, true);
+      api('POST', '/api/bots', data)
+        .then(function (answer) {
+          busy(form, false);
+          var v = answer.version;
+          document.getElementById('step-upload').textContent =
+            'Uploaded: version ' + v.number + ' of ' + answer.bot.name + ' (sha256 ' + String(v.sha256).slice(0, 12) + '…).';
+          show('step-check', true);
+          verdict('checking', 'Checking…');
+          follow(v.id, Date.now());
+        })
+        .catch(function (error) {
+          busy(form, false);
+          document.getElementById('step-upload').textContent = 'The upload was refused.';
+          verdict('rejected', 'Refused (HTTP ' + (error.status || '?') + ').');
+          rejected(error.message, '');
+        });
+    });
+  }
+
+  // --- A running match: live moves over server-sent events. -----------------
+
+  function followMatch(section) {
+    var list = document.getElementById('live-moves');
+    var status = document.getElementById('live-status');
+    var statusUrl = section.dataset.statusUrl;
+    var done = false;
+    var source = null;
+    var count = 0;
+
+    function finish() {
+      if (done) return;
+      done = true;
+      if (source) source.close();
+      status.textContent = 'Finished: loading the result…';
+      window.setTimeout(function () { window.location.reload(); }, 600);
+    }
+
+    function check() {
+      if (done) return;
+      api('GET', statusUrl).then(function (answer) {
+        var s = answer.match && answer.match.status;
+        if (s === 'finished' || s === 'failed') finish();
+        else if (s === 'running' && count === 0) status.textContent = 'Being played…';
+      }).catch(function () { /* the next check retries */ });
+    }
+
+    if (window.EventSource) {
+      source = new EventSource(section.dataset.events);
+      // The match may have finished before the stream opened: check once.
+      source.addEventListener('open', check);
+      source.addEventListener('match_started', function () { status.textContent = 'Being played…'; });
+      source.addEventListener('turn', function (event) {
+        var turn;
+        try { turn = JSON.parse(event.data); } catch (e) { return; }
+        count += 1;
+        var li = document.createElement('li');
+        var text = 'Game ' + (Number(turn.game) + 1) + ' · ' + (Number(turn.side) === 0 ? 'first' : 'second') + ' side: ' + (turn.action || '—');
+        if (turn.fault) text += ' (' + turn.fault + ')';
+        li.textContent = text;
+        list.appendChild(li);
+        while (list.children.length > 400) list.removeChild(list.firstChild);
+        status.textContent = 'Being played: ' + count + ' turn' + (count === 1 ? '' : 's') + ' so far.';
+        section.dataset.turns = String(count);
+      });
+      source.addEventListener('match_finished', finish);
+      window.addEventListener('pagehide', function () { source.close(); });
+    }
+    // Also poll, in case events cannot get through.
+    window.setInterval(check, 5000);
+  }
+
+  // --- A leaderboard refreshing its rows. ----------------------------------
+
+  function refreshTable(table) {
+    var url = table.dataset.refresh;
+    var every = Number(table.dataset.refreshMs) || 10000;
+    var body = table.tBodies[0];
+    var refreshes = 0;
+    window.setInterval(function () {
+      if (document.hidden) return;
+      fetch(url, { credentials: 'same-origin' })
+        .then(function (response) {
+          if (!response.ok) throw new Error('HTTP ' + response.status);
+          return response.text();
+        })
+        .then(function (html) {
+          body.innerHTML = html; // rendered and escaped by the server
+          refreshes += 1;
+          table.dataset.refreshes = String(refreshes);
+        })
+        .catch(function () { /* keep the rows shown */ });
+    }, every);
+  }
+
+  function copyButton(button) {
+    button.addEventListener('click', function () {
+      var input = document.getElementById(button.dataset.copy);
+      if (!input) return;
+      input.select();
+      var done = function () { button.textContent = 'Copied'; };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand('copy'); done(); });
+      } else {
+        document.execCommand('copy');
+        done();
+      }
+    });
+  }
+
+  function init() {
+    Array.prototype.forEach.call(document.querySelectorAll('form[data-api]'), enhanceApiForm);
+    var upload = document.getElementById('upload-form');
+    if (upload) enhanceUpload(upload);
+    var live = document.getElementById('live');
+    if (live && live.dataset.events) followMatch(live);
+    Array.prototype.forEach.call(document.querySelectorAll('table[data-refresh]'), refreshTable);
+    Array.prototype.forEach.call(document.querySelectorAll('button[data-copy]'), copyButton);
+  }
+
+  window.Arbiter = { api: api, csrf: csrf };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
+  else init();
+})();

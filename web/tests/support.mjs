@@ -1,0 +1,198 @@
+// Shared by the browser tests: start the real `arbiter serve`, launch
+// Debian's chromium through playwright-core, watch pages for JavaScript
+// errors, and build tiny WebAssembly modules.
+//
+// Assumes `cargo build -p arbiter-server` has run (it builds
+// target/debug/arbiter and the house bots in target/house-bots). Override the
+// binary with ARBITER_BIN and the browser with CHROMIUM.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+export const WEB = path.join(ROOT, 'web');
+export const SCREENSHOTS = path.join(WEB, 'screenshots');
+export const ARBITER = process.env.ARBITER_BIN || path.join(ROOT, 'target', 'debug', 'arbiter');
+export const HOUSE_WASM = path.join(ROOT, 'target', 'house-bots', 'wasm32-wasip1', 'house-bots');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+export function requireBuilt() {
+  for (const file of [ARBITER, path.join(HOUSE_WASM, 'othello-greedy.wasm')]) {
+    if (!fs.existsSync(file)) {
+      throw new Error(`${file} is missing: run \`cargo build -p arbiter-server\` first`);
+    }
+  }
+}
+
+// Starts `arbiter serve` on a fresh data directory and a free port; resolves
+// with {url, stop()} once it prints `listening on http://ADDR`.
+export function startServer({ workers = 2 } = {}) {
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'arbiter-web-'));
+  const child = spawn(ARBITER, ['serve', '--data', data, '--listen', '127.0.0.1:0', '--workers', String(workers)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
+  });
+  let log = '';
+  child.stderr.on('data', (chunk) => {
+    log += chunk;
+    if (log.length > 200_000) log = log.slice(-100_000);
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the server did not start in 60 s:\n${out}\n${log}`)), 60_000);
+    child.on('exit', (code) => reject(new Error(`the server exited with ${code}:\n${out}\n${log}`)));
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[1],
+          data,
+          log: () => log,
+          async stop() {
+            if (child.exitCode === null) {
+              const exited = new Promise((r) => child.once('exit', r));
+              child.kill('SIGINT');
+              const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+              await exited;
+              clearTimeout(killer);
+            }
+            fs.rmSync(data, { recursive: true, force: true });
+          },
+        });
+      }
+    });
+  });
+}
+
+// Debian's chromium, headless. Playwright gives every launch a fresh
+// temporary profile (user data directory).
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+// Records JavaScript errors of every page of `context`: uncaught exceptions
+// and console errors. `allow(text, url)` may excuse an expected console
+// error (an API answer of 4xx the test provoked). Unexpected dialogs (an
+// `alert` from injected script, say) are errors too.
+export function watchErrors(context, allow = () => false) {
+  const errors = [];
+  const watch = (page) => {
+    page.on('pageerror', (error) => errors.push(`pageerror on ${page.url()}: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() !== 'error') return;
+      const where = message.location()?.url || '';
+      if (allow(message.text(), where, page.url())) return;
+      errors.push(`console error on ${page.url()}: ${message.text()} ${where}`);
+    });
+    page.on('dialog', async (dialog) => {
+      if (dialog.type() === 'confirm' && page.expectConfirm) {
+        page.expectConfirm = false;
+        await dialog.accept();
+        return;
+      }
+      errors.push(`unexpected ${dialog.type()} dialog on ${page.url()}: ${dialog.message()}`);
+      await dialog.dismiss();
+    });
+  };
+  context.on('page', watch);
+  context.pages().forEach(watch);
+  return errors;
+}
+
+export async function screenshot(page, name) {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+export async function until(what, probe, { timeout = 120_000, every = 1000 } = {}) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
+// --- A tiny WebAssembly assembler, for modules the tests upload. -----------
+
+function uleb(n) {
+  const out = [];
+  do {
+    let byte = n & 0x7f;
+    n >>>= 7;
+    if (n) byte |= 0x80;
+    out.push(byte);
+  } while (n);
+  return out;
+}
+
+function sleb(n) {
+  const out = [];
+  for (;;) {
+    const byte = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && !(byte & 0x40)) || (n === -1 && byte & 0x40)) {
+      out.push(byte);
+      return out;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+const str = (s) => [...uleb(Buffer.byteLength(s)), ...Buffer.from(s)];
+const section = (id, bytes) => [id, ...uleb(bytes.length), ...bytes];
+const vec = (items) => [...uleb(items.length), ...items.flat()];
+
+// A WASI command that writes `stderr` to fd 2 and exits without answering:
+// valid WebAssembly that passes the static checks and fails the smoke match.
+export function silentBotWasm(stderr) {
+  const text = Buffer.from(stderr);
+  const I32 = 0x7f;
+  const types = vec([
+    [0x60, ...vec([[I32], [I32], [I32], [I32]]), ...vec([[I32]])], // fd_write
+    [0x60, 0, 0], // _start
+  ]);
+  const imports = vec([[...str('wasi_snapshot_preview1'), ...str('fd_write'), 0x00, 0]]);
+  const functions = vec([[1]]);
+  const memory = vec([[0x00, 1]]);
+  const exports = vec([
+    [...str('_start'), 0x00, 1],
+    [...str('memory'), 0x02, 0],
+  ]);
+  // _start: fd_write(2, iovs=0, 1, nwritten=8); drop
+  const body = [0, 0x41, ...sleb(2), 0x41, ...sleb(0), 0x41, ...sleb(1), 0x41, ...sleb(8), 0x10, 0, 0x1a, 0x0b];
+  const code = vec([[...uleb(body.length), ...body]]);
+  // Memory: the iovec {ptr 16, len} at 0, the text at 16.
+  const iovec = [16, 0, 0, 0, ...[0, 1, 2, 3].map((i) => (text.length >> (8 * i)) & 0xff)];
+  const data = vec([
+    [0, 0x41, ...sleb(0), 0x0b, ...uleb(iovec.length), ...iovec],
+    [0, 0x41, ...sleb(16), 0x0b, ...uleb(text.length), ...text],
+  ]);
+  return Buffer.from([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, types),
+    ...section(2, imports),
+    ...section(3, functions),
+    ...section(5, memory),
+    ...section(7, exports),
+    ...section(10, code),
+    ...section(11, data),
+  ]);
+}
