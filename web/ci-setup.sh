@@ -1,29 +1,40 @@
 #!/usr/bin/env bash
 # Installs what the browser tests in web/tests need on a fresh Debian
-# machine: Debian's chromium (Playwright cannot download browsers here) and
-# the npm packages locked in web/package-lock.json. Idempotent: a second run
-# changes nothing. Run as root (apt-get); .ci/run calls it.
+# machine: Debian's chromium (Playwright cannot download browsers here),
+# Node.js with npm, and the npm packages locked in web/package-lock.json
+# (playwright-core only). Idempotent: a second run installs nothing. Run as
+# root (apt-get); .ci/run calls it.
 #
-# Then: cargo build -p arbiter-server && (cd web && npm test)
+# Then, from the repository root:
+#   cargo build -p arbiter-server      # target/debug/arbiter and the house bots
+#   (cd web && npm test)               # node --test: web/tests/*.test.mjs
 set -euo pipefail
 cd "$(dirname "$0")"
 
-if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
+apt_install() {
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update
-  apt-get install -y --no-install-recommends chromium fonts-dejavu-core
+  if [ -z "${ARBITER_APT_UPDATED:-}" ]; then
+    apt-get update
+    ARBITER_APT_UPDATED=1
+  fi
+  apt-get install -y --no-install-recommends "$@"
+}
+
+if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+  apt_install chromium fonts-dejavu-core
 fi
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update
-  apt-get install -y --no-install-recommends nodejs npm
+  apt_install nodejs npm
 fi
 
-# npm ci is exact and fast when node_modules already matches the lock file.
-if [ -f package-lock.json ]; then
-  if [ ! -d node_modules/playwright-core ] || ! npm ls --silent >/dev/null 2>&1; then
-    npm ci --no-audit --no-fund
-  fi
-else
-  npm install --no-audit --no-fund
+# playwright-core needs Node.js 20 or newer.
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "web/ci-setup.sh: Node.js $(node --version) is too old for playwright-core: install Node.js 20 or newer" >&2
+  exit 1
+fi
+
+# npm ci installs exactly the lock file; skip it when that is already there.
+if [ ! -d node_modules/playwright-core ] || ! npm ls --silent >/dev/null 2>&1; then
+  npm ci --no-audit --no-fund
 fi

@@ -21,6 +21,13 @@
 //!    `rated_seq`. If the guard matches no row, the transaction is rolled
 //!    back and the result dropped: someone else owns the match now.
 //!
+//! A finished match has `winner` (0, 1 or NULL for a draw), `score_a` and
+//! `score_b` (each participant's total over both games), `replay_sha256`
+//! (the zstd replay in the blob store) and `reasons`, a JSON array with one
+//! object per game: `{"game": 1, "reason": "timeout", "faulted_side": 0,
+//! "faulted_participant": 1}` (the faulted fields are `null` when the game
+//! ended normally). Each participant's stderr per game is in `match_logs`.
+//!
 //! # Guarantees
 //!
 //! - A match is finished and rated at most once, and exactly once as long as
@@ -563,9 +570,12 @@ async fn play(
         tokio::select! {
             joined = &mut task => {
                 let result = joined.map_err(|e| WorkerError::Host(format!("the match thread failed: {e}")))?;
-                return match abandoned {
-                    Some(reason) => Err(reason),
-                    None => result,
+                return match (abandoned, result) {
+                    (None, result) => result,
+                    // Stopping, but the match was over before the next
+                    // turn: it is still ours to record.
+                    (Some(WorkerError::Stopped), Ok(played)) => Ok(played),
+                    (Some(reason), _) => Err(reason),
                 };
             }
             _ = heartbeat.tick(), if abandoned.is_none() => {

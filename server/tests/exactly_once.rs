@@ -532,3 +532,51 @@ fn a_host_failure_ends_failed_and_unrated_on_postgres() {
     let _serial = serial();
     runtime().block_on(host_failure_scenario(Backend::Postgres));
 }
+
+/// A worker told to stop mid-match stops at the next turn and puts the
+/// match back in the queue without counting the attempt.
+#[test]
+fn a_stopped_worker_gives_its_match_back_uncounted() {
+    let _serial = serial();
+    runtime().block_on(async {
+        let ladder = Ladder::open(Backend::Sqlite).await;
+        let db = &ladder.core.db;
+        let versions = ladder.versions().await;
+        let strong = versions["othello-ab-strong"];
+        let medium = versions["othello-ab-medium"];
+        let id = worker::enqueue(db, LADDER, strong, medium, 9, "ranked", 0, None)
+            .await
+            .expect("enqueue");
+        let (stop_tx, stop) = watch::channel(false);
+        let config = WorkerConfig::new("test-stop".to_string());
+        let task = tokio::spawn(worker::run(ladder.core.clone(), config, stop));
+        let mut events = ladder.core.events.subscribe();
+        // Wait for the first turn: the match is being played.
+        tokio::time::timeout(Duration::from_secs(60), async {
+            loop {
+                if let Ok(arbiter_server::events::Event::Turn { id: turn_of, .. }) = events.recv().await {
+                    assert_eq!(turn_of, id);
+                    return;
+                }
+            }
+        })
+        .await
+        .expect("a turn is played");
+        let asked = Instant::now();
+        stop_tx.send(true).expect("stop");
+        tokio::time::timeout(Duration::from_secs(10), task)
+            .await
+            .expect("the worker stops promptly")
+            .expect("task");
+        let row = sqlx::query("SELECT status, attempts, claimed_by, rated FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_one(&db.pool)
+            .await
+            .expect("match");
+        assert_eq!(row.try_get::<String, _>(0).expect("status"), "queued");
+        assert_eq!(row.try_get::<i64, _>(1).expect("attempts"), 0);
+        assert_eq!(row.try_get::<Option<String>, _>(2).expect("claimed_by"), None);
+        assert_eq!(row.try_get::<i64, _>(3).expect("rated"), 0);
+        eprintln!("stopped in {:?}", asked.elapsed());
+    });
+}

@@ -25,8 +25,9 @@
     return node;
   }
 
+  // Virtual time: `20 µs`, `3.4 ms`.
   function ms(us) {
-    return (us / 1000).toFixed(1) + ' ms';
+    return us < 1000 ? us + ' µs' : (us / 1000).toFixed(1) + ' ms';
   }
 
   function fuel(n) {
@@ -243,11 +244,11 @@
       bar.appendChild(b);
       return b;
     }
-    button('First position', '⏮', function () { self.stop(); self.go(0); }, 'ctl-start');
-    button('Previous move (←)', '◀', function () { self.stop(); self.go(self.pos - 1); }, 'ctl-back');
+    button('First position', '|◀ First', function () { self.stop(); self.go(0); }, 'ctl-start');
+    button('Previous move (←)', '◀ Back', function () { self.stop(); self.go(self.pos - 1); }, 'ctl-back');
     this.playButton = button('Play', '▶ Play', function () { self.toggle(); }, 'ctl-play');
-    button('Next move (→)', '▶', function () { self.stop(); self.go(self.pos + 1); }, 'ctl-forward');
-    button('Last position', '⏭', function () { self.stop(); self.go(self.max); }, 'ctl-end');
+    button('Next move (→)', 'Next ▶', function () { self.stop(); self.go(self.pos + 1); }, 'ctl-forward');
+    button('Last position', 'Last ▶|', function () { self.stop(); self.go(self.max); }, 'ctl-end');
 
     var speedLabel = el('label', { class: 'speed' });
     speedLabel.appendChild(document.createTextNode('Speed '));

@@ -260,7 +260,12 @@
         try { turn = JSON.parse(event.data); } catch (e) { return; }
         count += 1;
         var li = document.createElement('li');
-        var text = 'Game ' + (Number(turn.game) + 1) + ' · ' + (Number(turn.side) === 0 ? 'first' : 'second') + ' side: ' + (turn.action || '—');
+        // Participant 0 takes side 0 in game 0 and side 1 in game 1.
+        var game = Number(turn.game);
+        var side = Number(turn.side);
+        var bot = (game === 0) === (side === 0) ? section.dataset.a : section.dataset.b;
+        var colour = (section.dataset.colours || 'first,second').split(',')[side] || '';
+        var text = 'Game ' + (game + 1) + ' · ' + colour + ' (' + bot + '): ' + (turn.action || '—');
         if (turn.fault) text += ' (' + turn.fault + ')';
         li.textContent = text;
         list.appendChild(li);

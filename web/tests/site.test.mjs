@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import {
-  HOUSE_WASM, launchBrowser, requireBuilt, screenshot, silentBotWasm, startServer, until, watchErrors,
+  HOUSE_WASM, SCREENSHOTS, launchBrowser, requireBuilt, screenshot, silentBotWasm, startServer, until, watchErrors,
 } from './support.mjs';
 
 const XSS = '<script>alert(1)</script><img src=x onerror=alert(2)>';
@@ -255,8 +255,8 @@ test('a challenge is followed live until its replay shows', async () => {
 test('a tournament named like a script renders as text', async () => {
   await page.goto('/tournaments');
   assert.deepEqual(await labelled(page), []);
-  await page.getByLabel('Name').fill(XSS);
-  await page.getByLabel('Ladder').selectOption('othello:std');
+  await page.getByLabel('Name', { exact: true }).fill(XSS);
+  await page.getByLabel('Ladder', { exact: true }).selectOption('othello:std');
   await page.getByLabel(/^Bots/).fill(`${botName}, othello-random`);
   await page.getByRole('button', { name: /Create/ }).click();
   await page.waitForURL(/\/tournaments\/\d+$/);
@@ -283,10 +283,14 @@ test('pages fit a phone screen', async () => {
   const p = await phone.newPage();
   for (const [name, url] of [['home', '/'], ['ladder', '/ladders/othello:std'], ['match', `/matches/${matchId}`], ['bot', `/bots/${botName}`]]) {
     await p.goto(url);
-    if (name === 'match') await p.locator('#replay[data-ready="true"]').waitFor();
+    if (name === 'match') {
+      await p.locator('#replay[data-ready="true"]').waitFor();
+      fs.mkdirSync(SCREENSHOTS, { recursive: true });
+      await p.locator('#replay').screenshot({ path: path.join(SCREENSHOTS, 'phone-replay.png') });
+    }
     const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `${url} scrolls sideways by ${overflow}px on a phone`);
-    await screenshot(p, `phone-${name}`);
+    await screenshot(p, `phone-${name}`, { fullPage: false });
   }
   await phone.close();
   assert.deepEqual(phoneErrors, []);

@@ -9,9 +9,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
-export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const WEB = path.join(ROOT, 'web');
 export const SCREENSHOTS = path.join(WEB, 'screenshots');
 export const ARBITER = process.env.ARBITER_BIN || path.join(ROOT, 'target', 'debug', 'arbiter');
@@ -115,9 +116,9 @@ export function watchErrors(context, allow = () => false) {
   return errors;
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { fullPage = true } = {}) {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
 export async function until(what, probe, { timeout = 120_000, every = 1000 } = {}) {

@@ -1,5 +1,6 @@
 //! Bots and versions: upload, list, inspect, retire.
 
+use crate::api::accounts::OptionalJsonBody;
 use crate::auth::{Caller, MaybeCaller, rate_limit};
 use crate::blobs::sha256_hex;
 use crate::error::{ApiError, ApiResult};
@@ -11,6 +12,9 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{Value, json};
 use sqlx::Row;
+
+/// Room for the form's other fields and boundaries on top of the module.
+pub const FORM_OVERHEAD: usize = 64 * 1024;
 
 /// Uploads per user per minute.
 pub const UPLOADS_PER_MINUTE: i64 = 10;
@@ -92,10 +96,24 @@ async fn read_upload(mut form: Multipart, limit: usize) -> ApiResult<Upload> {
 /// is checked off the request path; the answer is 202 with the version in
 /// `checking`. A module that is not even valid WebAssembly, or breaks the
 /// import/export contract, is refused at once and nothing is stored.
-async fn upload(State(state): State<AppState>, caller: Caller, form: Multipart) -> ApiResult<(StatusCode, Json<Value>)> {
+async fn upload(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: axum::http::HeaderMap,
+    form: Multipart,
+) -> ApiResult<(StatusCode, Json<Value>)> {
     let limit = state.config.max_upload_bytes;
+    // Refuse a body announced as too large before reading any of it.
+    let announced = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if announced.is_some_and(|length| length > limit + FORM_OVERHEAD) {
+        return Err(ApiError::TooLarge(format!("the upload is larger than {} MiB", limit / (1024 * 1024))));
+    }
     let upload = read_upload(form, limit).await?;
-    caller.check_csrf(upload.csrf.as_deref())?;
+    let sent = csrf_header(&headers).or(upload.csrf);
+    caller.check_csrf(sent.as_deref())?;
     let name = upload.name.ok_or_else(|| ApiError::BadRequest("the form needs a `name` field".into()))?;
     valid_bot_name(&name)?;
     if upload.ladders.is_empty() {
@@ -312,9 +330,9 @@ async fn retire(
     Path(name): Path<String>,
     caller: Caller,
     headers: axum::http::HeaderMap,
-    body: Option<Json<CsrfBody>>,
+    OptionalJsonBody(body): OptionalJsonBody<CsrfBody>,
 ) -> ApiResult<Json<Value>> {
-    let sent = csrf_header(&headers).or_else(|| body.and_then(|Json(b)| b.csrf));
+    let sent = csrf_header(&headers).or(body.csrf);
     caller.check_csrf(sent.as_deref())?;
     let mut tx = state.core.db.begin_write().await?;
     let (bot_id, owner) = versions::find_bot(&mut tx, &name)

@@ -3,6 +3,7 @@
 
 use crate::auth::{Caller, rate_limit};
 use crate::error::{ApiError, ApiResult};
+use crate::api::accounts::JsonBody;
 use crate::server::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -72,15 +73,23 @@ async fn create(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    Json(body): Json<Challenge>,
+    JsonBody(body): JsonBody<Challenge>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let sent = headers.get("x-csrf-token").and_then(|v| v.to_str().ok()).map(str::to_string).or(body.csrf.clone());
     caller.check_csrf(sent.as_deref())?;
     let ladder = crate::ladders::name(crate::ladders::parse(&body.ladder)?);
-    let (mine, owner) = active_version(&state, &body.bot, &ladder).await?;
-    if owner != caller.user_id {
-        return Err(ApiError::Forbidden(format!("{} is not your bot", body.bot)));
+    let owner: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name_key = $1")
+        .bind(body.bot.to_lowercase())
+        .fetch_optional(&state.core.db.pool)
+        .await?;
+    match owner {
+        None => return Err(ApiError::not_found(format!("bot {:?}", body.bot))),
+        Some(owner) if owner != caller.user_id => {
+            return Err(ApiError::Forbidden(format!("{} is not your bot", body.bot)));
+        }
+        Some(_) => {}
     }
+    let (mine, _) = active_version(&state, &body.bot, &ladder).await?;
     let (theirs, _) = active_version(&state, &body.opponent, &ladder).await?;
     if body.bot.eq_ignore_ascii_case(&body.opponent) {
         return Err(ApiError::BadRequest("a bot cannot challenge itself".into()));

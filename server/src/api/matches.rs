@@ -31,7 +31,9 @@ pub fn parse_id(id: &str) -> Result<i64, ApiError> {
         .ok_or_else(|| ApiError::BadRequest(format!("{id:?} is not a match id")))
 }
 
-const SELECT: &str = "SELECT m.id, m.ladder, m.kind, m.status, m.created_ms, m.started_ms, m.finished_ms, \
+/// The columns [`match_json`] reads, with the joins they need; callers add
+/// `WHERE …`.
+pub const SELECT: &str = "SELECT m.id, m.ladder, m.kind, m.status, m.created_ms, m.started_ms, m.finished_ms, \
       m.winner, m.score_a, m.score_b, m.reasons, m.error, m.attempts, m.tournament_id, \
       m.a_version, ab.name AS a_bot, av.number AS a_number, m.a_before, m.a_after, \
       m.b_version, bb.name AS b_bot, bv.number AS b_number, m.b_before, m.b_after, m.replay_sha256 \

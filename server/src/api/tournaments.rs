@@ -4,6 +4,7 @@ use crate::api::challenges::{active_version, random_seed};
 use crate::auth::{Caller, rate_limit};
 use crate::db::now_ms;
 use crate::error::{ApiError, ApiResult};
+use crate::api::accounts::JsonBody;
 use crate::server::AppState;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -44,7 +45,7 @@ async fn create(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    Json(body): Json<NewTournament>,
+    JsonBody(body): JsonBody<NewTournament>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let sent = headers.get("x-csrf-token").and_then(|v| v.to_str().ok()).map(str::to_string).or(body.csrf.clone());
     caller.check_csrf(sent.as_deref())?;

@@ -102,7 +102,9 @@ struct AccountPage {
 
 /// `GET /account`.
 pub async fn account(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
-    let Some(caller) = viewer.caller.clone() else { return sign_in_first(&viewer) };
+    let Some(caller) = viewer.caller.clone() else {
+        return sign_in_first(&viewer);
+    };
     let created: i64 = sqlx::query_scalar("SELECT created_ms FROM users WHERE id = $1")
         .bind(caller.user_id)
         .fetch_one(&state.core.db.pool)
@@ -140,8 +142,14 @@ pub struct UploadQuery {
 
 /// `GET /upload`.
 pub async fn upload(State(state): State<AppState>, viewer: Viewer, Query(query): Query<UploadQuery>) -> SiteResult {
-    let Some(caller) = viewer.caller.clone() else { return sign_in_first(&viewer) };
-    let my_bots: Vec<String> = data::bots_of(&state, caller.user_id).await?.into_iter().map(|b| b.0).collect();
+    let Some(caller) = viewer.caller.clone() else {
+        return sign_in_first(&viewer);
+    };
+    let my_bots: Vec<String> = data::bots_of(&state, caller.user_id)
+        .await?
+        .into_iter()
+        .map(|b| b.0)
+        .collect();
     Ok(render(&UploadPage {
         nav: viewer.nav("upload"),
         title: "Upload a bot".into(),
@@ -176,7 +184,9 @@ pub async fn challenge(
     viewer: Viewer,
     Query(query): Query<ChallengeQuery>,
 ) -> SiteResult {
-    let Some(caller) = viewer.caller.clone() else { return sign_in_first(&viewer) };
+    let Some(caller) = viewer.caller.clone() else {
+        return sign_in_first(&viewer);
+    };
     let my_bots: Vec<String> = data::bots_of(&state, caller.user_id)
         .await?
         .into_iter()

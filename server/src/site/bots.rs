@@ -109,7 +109,11 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
             number: row.try_get(1)?,
             status: row.try_get(3)?,
             reason: row.try_get(4)?,
-            stderr: if mine { row.try_get::<Option<String>, _>(5)?.filter(|s| !s.is_empty()) } else { None },
+            stderr: if mine {
+                row.try_get::<Option<String>, _>(5)?.filter(|s| !s.is_empty())
+            } else {
+                None
+            },
             ladders: ladders.join(", "),
             sha256: sha256.chars().take(12).collect(),
             created: When::at(row.try_get(7)?),
@@ -134,15 +138,20 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         let ladder: String = row.try_get(0)?;
         let winner: Option<i64> = row.try_get(1)?;
         let we_are_a = row.try_get::<i64, _>(2)? == bot.id;
-        let (me, opponent) = if we_are_a { (0, row.try_get::<String, _>(4)?) } else { (1, row.try_get::<String, _>(3)?) };
-        let (before, after): (Option<f64>, Option<f64>) =
-            if we_are_a { (row.try_get(5)?, row.try_get(6)?) } else { (row.try_get(7)?, row.try_get(8)?) };
+        let (me, opponent) = if we_are_a {
+            (0, row.try_get::<String, _>(4)?)
+        } else {
+            (1, row.try_get::<String, _>(3)?)
+        };
+        let (before, after): (Option<f64>, Option<f64>) = if we_are_a {
+            (row.try_get(5)?, row.try_get(6)?)
+        } else {
+            (row.try_get(7)?, row.try_get(8)?)
+        };
         if let Some(after) = after {
             let line = history.entry(ladder.clone()).or_default();
-            if line.is_empty()
-                && let Some(before) = before
-            {
-                line.push(before);
+            if line.is_empty() {
+                line.push(before.unwrap_or(after));
             }
             line.push(after);
         }
@@ -165,7 +174,10 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
                 draws,
                 losses,
                 matches,
-                score: format!("{:.0}%", 100.0 * (wins as f64 + draws as f64 / 2.0) / matches.max(1) as f64),
+                score: format!(
+                    "{:.0}%",
+                    100.0 * (wins as f64 + draws as f64 / 2.0) / matches.max(1) as f64
+                ),
                 conclusive: matches >= CONCLUSIVE_MATCHES,
             }
         })

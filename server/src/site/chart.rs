@@ -55,10 +55,11 @@ pub struct Chart {
 }
 
 impl Chart {
-    /// A chart of `series`: (ladder, ratings in match order). `None` when
-    /// no ladder has a rated match.
+    /// A chart of `series`: (ladder, the rating before the first rated
+    /// match, then after each, in match order). `None` when no ladder has a
+    /// rated match.
     pub fn new(series: &[(String, Vec<f64>)]) -> Option<Chart> {
-        let series: Vec<&(String, Vec<f64>)> = series.iter().filter(|(_, r)| !r.is_empty()).collect();
+        let series: Vec<&(String, Vec<f64>)> = series.iter().filter(|(_, r)| r.len() > 1).collect();
         if series.is_empty() {
             return None;
         }
@@ -78,7 +79,10 @@ impl Chart {
             }
         };
         let y = |v: f64| -> f64 { f64::from(bottom) - (v - min) / span * f64::from(bottom - top) };
-        let step = [50.0, 100.0, 200.0, 250.0, 500.0, 1000.0].into_iter().find(|s| span / s <= 6.0).unwrap_or(2000.0);
+        let step = [50.0, 100.0, 200.0, 250.0, 500.0, 1000.0]
+            .into_iter()
+            .find(|s| span / s <= 6.0)
+            .unwrap_or(2000.0);
         let mut grid = Vec::new();
         let mut value = (min / step).ceil() * step;
         while value <= max + 0.01 {
@@ -92,8 +96,11 @@ impl Chart {
             .iter()
             .enumerate()
             .map(|(n, (ladder, ratings))| {
-                let points: Vec<String> =
-                    ratings.iter().enumerate().map(|(i, &v)| format!("{:.1},{:.1}", x(i), y(v))).collect();
+                let points: Vec<String> = ratings
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| format!("{:.1},{:.1}", x(i), y(v)))
+                    .collect();
                 let last = ratings.len() - 1;
                 Series {
                     ladder: ladder.clone(),
@@ -105,8 +112,8 @@ impl Chart {
                         "{:.0} → {:.0} over {} rated match{}",
                         ratings[0],
                         ratings[last],
-                        ratings.len(),
-                        if ratings.len() == 1 { "" } else { "es" }
+                        last,
+                        if last == 1 { "" } else { "es" }
                     ),
                 }
             })
@@ -121,7 +128,7 @@ impl Chart {
             height,
             series: lines,
             grid,
-            matches: longest,
+            matches: longest - 1,
             left,
             bottom,
             right,
@@ -140,7 +147,8 @@ mod tests {
         assert_eq!(chart.series.len(), 1);
         assert_eq!(chart.series[0].points.split(' ').count(), 3);
         assert!(chart.grid.iter().any(|g| g.label == "1500"));
-        assert!(chart.description.contains("1500 → 1620 over 3 rated matches"));
-        assert!(Chart::new(&[("othello:std".into(), vec![])]).is_none());
+        assert!(chart.description.contains("1500 → 1620 over 2 rated matches"));
+        assert_eq!(chart.matches, 2);
+        assert!(Chart::new(&[("othello:std".into(), vec![1500.0])]).is_none());
     }
 }

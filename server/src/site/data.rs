@@ -2,19 +2,10 @@
 //! set and turned into JSON by `api::matches::match_json`, so a page and
 //! `/api/matches` always agree.
 
-use crate::api::matches::match_json;
+use crate::api::matches::{SELECT, match_json};
 use crate::server::AppState;
 use serde_json::Value;
 use sqlx::Row;
-
-/// The columns `match_json` reads (the same query as `api::matches`).
-const SELECT: &str = "SELECT m.id, m.ladder, m.kind, m.status, m.created_ms, m.started_ms, m.finished_ms, \
-      m.winner, m.score_a, m.score_b, m.reasons, m.error, m.attempts, m.tournament_id, \
-      m.a_version, ab.name AS a_bot, av.number AS a_number, m.a_before, m.a_after, \
-      m.b_version, bb.name AS b_bot, bv.number AS b_number, m.b_before, m.b_after, m.replay_sha256 \
-    FROM matches m \
-    JOIN versions av ON av.id = m.a_version JOIN bots ab ON ab.id = av.bot_id \
-    JOIN versions bv ON bv.id = m.b_version JOIN bots bb ON bb.id = bv.bot_id ";
 
 /// One match as JSON, if it exists.
 pub async fn match_by_id(state: &AppState, id: i64) -> Result<Option<Value>, sqlx::Error> {

@@ -40,7 +40,10 @@ pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
         cards.push(LadderCard {
             title: view::ladder_title(&name),
             active: data::active_on(&state, &name).await?,
-            top: top.iter().map(|row| BoardRow::from_json(row, &HashMap::new())).collect(),
+            top: top
+                .iter()
+                .map(|row| BoardRow::from_json(row, &HashMap::new()))
+                .collect(),
             name,
         });
     }
@@ -125,13 +128,21 @@ pub fn sparkline(values: &[f64], width: f64, height: f64) -> String {
     if values.len() < 2 {
         return String::new();
     }
-    let (min, max) = values.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let (min, max) = values
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
     let span = (max - min).max(1.0);
     let step = width / (values.len() - 1) as f64;
     values
         .iter()
         .enumerate()
-        .map(|(i, v)| format!("{:.1},{:.1}", i as f64 * step, height - 1.0 - (v - min) / span * (height - 2.0)))
+        .map(|(i, v)| {
+            format!(
+                "{:.1},{:.1}",
+                i as f64 * step,
+                height - 1.0 - (v - min) / span * (height - 2.0)
+            )
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -211,8 +222,11 @@ pub async fn ladder(
     let variant = ladders::parse(&ladder).map_err(|_| SiteError::not_found(format!("ladder {ladder:?}")))?;
     let name = ladders::name(variant);
     let history = recent_ratings(&state, &name).await?;
-    let board: Vec<BoardRow> =
-        rows(&state, &name, 200, 0).await?.iter().map(|row| BoardRow::from_json(row, &history)).collect();
+    let board: Vec<BoardRow> = rows(&state, &name, 200, 0)
+        .await?
+        .iter()
+        .map(|row| BoardRow::from_json(row, &history))
+        .collect();
     if query.fragment.as_deref() == Some("rows") {
         return Ok(render(&LadderRows { rows: board }));
     }

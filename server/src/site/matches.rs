@@ -73,12 +73,21 @@ fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push('\u{2009}');
         }
         out.push(c);
     }
     out
+}
+
+/// Virtual time of a turn: `20 µs`, `3.4 ms`.
+fn virtual_time(us: u64) -> String {
+    if us < 1000 {
+        format!("{us} µs")
+    } else {
+        format!("{:.1} ms", us as f64 / 1000.0)
+    }
 }
 
 /// The games of a replay as the page shows them.
@@ -89,7 +98,10 @@ fn games(replay: &Replay, names: &[String; 2]) -> Vec<GameView> {
         .games
         .iter()
         .map(|game| {
-            let sides = [names[usize::from(game.sides[0])].clone(), names[usize::from(game.sides[1])].clone()];
+            let sides = [
+                names[usize::from(game.sides[0])].clone(),
+                names[usize::from(game.sides[1])].clone(),
+            ];
             let mut fuel = [0u64; 2];
             let mut number = 0;
             let turns = game
@@ -104,7 +116,7 @@ fn games(replay: &Replay, names: &[String; 2]) -> Vec<GameView> {
                         colour: colours[side],
                         bot: sides[side].clone(),
                         action: turn.action.clone().unwrap_or_else(|| "—".into()),
-                        ms: format!("{:.1}", turn.spent.us as f64 / 1000.0),
+                        ms: virtual_time(turn.spent.us),
                         fuel: turn.spent.fuel.map(grouped).unwrap_or_default(),
                         fault: turn.fault.map(|f| f.to_string()).unwrap_or_default(),
                     }
@@ -121,7 +133,12 @@ fn games(replay: &Replay, names: &[String; 2]) -> Vec<GameView> {
                 scores: game.scores,
                 reason: game.reason.to_string(),
                 fault,
-                opening: game.record.get("opening").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                opening: game
+                    .record
+                    .get("opening")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
                 turns,
                 fuel: [grouped(fuel[0]), grouped(fuel[1])],
                 sides,
@@ -137,7 +154,9 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         .ok()
         .filter(|id| *id > 0)
         .ok_or_else(|| SiteError::not_found(format!("match {id:?}")))?;
-    let m = data::match_by_id(&state, id).await?.ok_or_else(|| SiteError::not_found(format!("match {id}")))?;
+    let m = data::match_by_id(&state, id)
+        .await?
+        .ok_or_else(|| SiteError::not_found(format!("match {id}")))?;
     let row = MatchRow::from_json(&m);
     let participant = |i: usize| -> Participant {
         let p = &m["participants"][i];
@@ -189,8 +208,10 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         .bind(id)
         .fetch_one(&state.core.db.pool)
         .await?;
-        let mine: Vec<i64> =
-            (0..2).filter(|&p| owners.try_get::<i64, _>(p).ok() == Some(user)).map(|p| p as i64).collect();
+        let mine: Vec<i64> = (0..2)
+            .filter(|&p| owners.try_get::<i64, _>(p).ok() == Some(user))
+            .map(|p| p as i64)
+            .collect();
         owner = !mine.is_empty();
         if owner {
             let rows = sqlx::query(

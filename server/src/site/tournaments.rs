@@ -102,7 +102,11 @@ fn points(value: f64) -> String {
 /// `GET /tournaments/{id}`: standings and the crosstable (points of the row
 /// bot against the column bot, from finished matches).
 pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer: Viewer) -> SiteResult {
-    let id: i64 = id.parse().ok().filter(|id| *id > 0).ok_or_else(|| SiteError::not_found("tournament"))?;
+    let id: i64 = id
+        .parse()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| SiteError::not_found("tournament"))?;
     let pool = &state.core.db.pool;
     let header = sqlx::query(
         "SELECT t.name, t.ladder, t.matches_per_pair, u.name FROM tournaments t JOIN users u ON u.id = t.owner_id \
@@ -151,7 +155,10 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         }
     }
     let mut standings: Vec<(String, f64, i64)> = totals.into_iter().map(|(bot, (p, n))| (bot, p, n)).collect();
-    standings.sort_by(|x, y| y.1.total_cmp(&x.1).then_with(|| x.0.to_lowercase().cmp(&y.0.to_lowercase())));
+    standings.sort_by(|x, y| {
+        y.1.total_cmp(&x.1)
+            .then_with(|| x.0.to_lowercase().cmp(&y.0.to_lowercase()))
+    });
     let columns: Vec<String> = standings.iter().map(|s| s.0.clone()).collect();
     let rows = standings
         .iter()
@@ -167,7 +174,11 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
                     if other == bot {
                         None
                     } else {
-                        Some(cross.get(&(bot.clone(), other.clone())).map_or_else(|| "·".into(), |&p| points(p)))
+                        Some(
+                            cross
+                                .get(&(bot.clone(), other.clone()))
+                                .map_or_else(|| "·".into(), |&p| points(p)),
+                        )
                     }
                 })
                 .collect(),

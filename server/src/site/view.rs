@@ -22,7 +22,11 @@ pub fn ladder_title(ladder: &str) -> String {
         "" => "",
         other => other,
     };
-    if mode.is_empty() { game.to_owned() } else { format!("{game} · {mode}") }
+    if mode.is_empty() {
+        game.to_owned()
+    } else {
+        format!("{game} · {mode}")
+    }
 }
 
 /// `1623 ± 188` (rating ± 2·RD), rounded.
