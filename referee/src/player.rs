@@ -30,6 +30,11 @@ pub enum Fault {
     /// long, asked for input without replying, ...). The text says what.
     #[error("bad reply: {0}")]
     BadReply(String),
+    /// The bot stalled the host in a way its fuel clock did not see and the
+    /// wall-clock backstop stopped it. Scored as a crash; the match is then
+    /// marked as not reproducible.
+    #[error("crashed: {0}")]
+    Stalled(String),
     /// The host failed during the turn (for example it had no instance slot
     /// to restart a bot). Not the bot's fault: the referee abandons the
     /// match unscored.

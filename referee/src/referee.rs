@@ -85,13 +85,15 @@ fn play<G: Game>(
     observe: &mut dyn FnMut(u8, &TurnRecord),
 ) -> Result<PlayedMatch, HostError> {
     let mut games = Vec::with_capacity(2);
+    let mut stalled = false;
     let mut logs: [[Vec<u8>; 2]; 2] = Default::default();
     let mut scoring = None;
     for index in 0..2u8 {
         let sides = if index == 0 { [0u8, 1] } else { [1, 0] };
         let game = new_game();
         scoring = Some(game.scoring());
-        let (record, stderr) = play_game(settings, game, index, sides, entrants, observe)?;
+        let (record, stderr, game_stalled) = play_game(settings, game, index, sides, entrants, observe)?;
+        stalled |= game_stalled;
         for side in Side::BOTH {
             logs[usize::from(sides[side.index()])][usize::from(index)] = stderr[side.index()].clone();
         }
@@ -114,7 +116,7 @@ fn play<G: Game>(
         None => [0.5, 0.5],
     };
     let participants = [entrants[0].info(), entrants[1].info()];
-    let reproducible = participants.iter().all(|p| p.reproducible);
+    let reproducible = !stalled && participants.iter().all(|p| p.reproducible);
     let replay = Replay {
         format: replay::FORMAT.to_string(),
         version: replay::FORMAT_VERSION,
@@ -140,7 +142,7 @@ fn play<G: Game>(
 fn reason_of(fault: &Fault) -> FinishReason {
     match fault {
         Fault::Timeout => FinishReason::Timeout,
-        Fault::Crash(_) => FinishReason::Crash,
+        Fault::Crash(_) | Fault::Stalled(_) => FinishReason::Crash,
         Fault::BadReply(_) => FinishReason::BadReply,
         // Never scored: `play_game` returns a host error first.
         Fault::Host(_) => FinishReason::Crash,
@@ -161,7 +163,7 @@ fn play_game<G: Game>(
     sides: [u8; 2],
     entrants: [&dyn Entrant; 2],
     observe: &mut dyn FnMut(u8, &TurnRecord),
-) -> Result<(GameRecord, [Vec<u8>; 2]), HostError> {
+) -> Result<(GameRecord, [Vec<u8>; 2], bool), HostError> {
     let host = |message: String| HostError { game: index, message };
     let mut players: [Option<Box<dyn Player>>; 2] = [None, None];
     let mut forfeit = None;
@@ -194,6 +196,7 @@ fn play_game<G: Game>(
     let mut bank_us = [settings.budget.bank_ms.saturating_mul(1000); 2];
     let mut elapsed_us = 0u64;
     let mut turns = Vec::new();
+    let mut stalled = false;
     while forfeit.is_none() && game.outcome().is_none() {
         let actors = game.to_act();
         if actors.is_empty() {
@@ -225,7 +228,10 @@ fn play_game<G: Game>(
                     fault: Fault::Host(message),
                     ..
                 }) => return Err(host(message)),
-                Err(TurnError { fault, spent }) => (None, spent, Some(fault)),
+                Err(TurnError { fault, spent }) => {
+                    stalled |= matches!(fault, Fault::Stalled(_));
+                    (None, spent, Some(fault))
+                }
             };
             bank_us[side.index()] = remaining_us.saturating_sub(spent.us);
             elapsed_us = elapsed_us.saturating_add(spent.us);
@@ -300,7 +306,7 @@ fn play_game<G: Game>(
         detail,
         record: game.record(),
     };
-    Ok((record, stderr))
+    Ok((record, stderr, stalled))
 }
 
 fn cut_reply(line: &str) -> String {

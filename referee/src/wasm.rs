@@ -110,6 +110,7 @@ impl Player for WasmPlayer {
                 let fault = match fault.kind {
                     FaultKind::Timeout => Fault::Timeout,
                     FaultKind::Crash(CrashReason::RestartFailed(why)) => Fault::Host(why),
+                    FaultKind::Crash(reason @ CrashReason::Backstop { .. }) => Fault::Stalled(reason.to_string()),
                     FaultKind::Crash(reason) => Fault::Crash(reason.to_string()),
                     FaultKind::BadReply(reason) => Fault::BadReply(reason.to_string()),
                     other => Fault::Crash(other.to_string()),

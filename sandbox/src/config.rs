@@ -84,8 +84,13 @@ pub struct SandboxConfig {
     /// (converted to real time with [`Self::fuel_per_ms`]), plus
     /// [`Self::backstop_grace`].
     ///
-    /// Default 5. It stops a bot that stalls the host in a way fuel does not
-    /// see; such a stop is a crash and makes a match irreproducible.
+    /// Default 50. It stops a bot that stalls the host in a way fuel does not
+    /// see; such a stop is a crash and makes a match irreproducible. It sits
+    /// far above the fuel clock because fuel is not time: a tight loop
+    /// burns about 0.5–1.5 million fuel per real millisecond here (fuel
+    /// checks cost more than the loop), 7–20 times below
+    /// [`DEFAULT_FUEL_PER_MS`]; a lower factor turned honest timeouts into
+    /// backstop crashes.
     pub backstop_factor: u32,
     /// Extra real time the backstop allows every turn.
     ///
@@ -145,7 +150,7 @@ impl Default for SandboxConfig {
             max_function_body_bytes: MIB,
             host_call_fuel: 1_000,
             host_byte_fuel: 1,
-            backstop_factor: 5,
+            backstop_factor: 50,
             backstop_grace: Duration::from_secs(1),
             epoch_tick: Duration::from_millis(10),
             compile_timeout: Duration::from_secs(30),

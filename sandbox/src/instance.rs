@@ -278,7 +278,14 @@ impl BotInstance {
             None => CrashReason::Trap(TrapKind::Other(format!("{e:#}"))),
         };
         // Tell the bot author where it happened.
-        let mut note = format!("\n[arbiter: crashed: {reason}]\n{e:?}\n").into_bytes();
+        // Only the wasm frames: the host's own backtrace (RUST_BACKTRACE) is
+        // not the bot author's business and would push the bot's last lines
+        // out of the tail shown to them.
+        let frames = e
+            .downcast_ref::<wasmtime::WasmBacktrace>()
+            .map(|trace| format!("{trace}\n"))
+            .unwrap_or_default();
+        let mut note = format!("\n[arbiter: crashed: {reason}]\n{frames}").into_bytes();
         note.truncate(4096);
         lock(&self.io).stderr.extend_from_slice(&note);
         Ended::Fault(FaultKind::Crash(reason))

@@ -662,9 +662,9 @@ struct Inserter {
 
 impl Inserter {
     /// `head` is `INSERT INTO t (…) VALUES`, `row` one row's placeholders,
-    /// e.g. `(?, ?, 'x')`, with `columns` of them.
-    fn new(head: &'static str, row: &'static str, columns: usize) -> Inserter {
-        debug_assert_eq!(row.matches('?').count(), columns);
+    /// e.g. `(?, ?, 'x')`: a value is pushed for each `?`.
+    fn new(head: &'static str, row: &'static str) -> Inserter {
+        let columns = row.matches('?').count();
         // SQLite allows 32 766 parameters per statement.
         let per_statement = (30_000 / columns).min(1_000);
         Inserter {
@@ -834,7 +834,6 @@ async fn generate(path: &Path, settings: &Settings) -> anyhow::Result<Generated>
     let mut users = Inserter::new(
         "INSERT INTO users (id, name, name_key, password_hash, is_house, created_ms) VALUES",
         "(?, ?, ?, '$argon2id$v=19$m=19456,t=2,p=1$YmVuY2htYXJr$bm90IGEgcmVhbCBoYXNo', 0, ?)",
-        4,
     );
     for u in 0..settings.users {
         let name = format!("user{u:05}");
@@ -854,14 +853,12 @@ async fn generate(path: &Path, settings: &Settings) -> anyhow::Result<Generated>
     let mut bots = Inserter::new(
         "INSERT INTO bots (id, owner_id, name, name_key, retired, created_ms) VALUES",
         "(?, ?, ?, ?, 0, ?)",
-        5,
     );
     let mut versions = Inserter::new(
         "INSERT INTO versions (id, bot_id, number, sha256, size, status, ladders, created_ms, checked_ms) VALUES",
         "(?, ?, 1, ?, ?, 'active', ?, ?, ?)",
-        7,
     );
-    let mut version_ladders = Inserter::new("INSERT INTO version_ladders (version_id, ladder) VALUES", "(?, ?)", 2);
+    let mut version_ladders = Inserter::new("INSERT INTO version_ladders (version_id, ladder) VALUES", "(?, ?)");
     // Each ladder's versions, in id order: the first of each plays most.
     let mut by_ladder: Vec<Vec<Sim>> = (0..ladders.len()).map(|_| Vec::new()).collect();
     for k in 0..settings.bots {
@@ -930,7 +927,6 @@ async fn generate(path: &Path, settings: &Settings) -> anyhow::Result<Generated>
          attempts, started_ms, finished_ms, winner, score_a, score_b, reasons, rated, rated_seq, \
          a_before, a_after, b_before, b_after, a_rd_after, b_rd_after) VALUES",
         "(?, ?, ?, ?, ?, 'ranked', 0, 'finished', ?, 'bench-worker', 1, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)",
-        19,
     );
     let total = settings.matches;
     let late = total - total / 500; // the last 0.2% let new versions in
@@ -1064,7 +1060,6 @@ async fn generate(path: &Path, settings: &Settings) -> anyhow::Result<Generated>
         "INSERT INTO ratings (version_id, ladder, rating, deviation, volatility, wins, draws, losses, last_played_ms) \
          VALUES",
         "(?, ?, ?, ?, 0.06, ?, ?, ?, ?)",
-        7,
     );
     for (l, pool) in by_ladder.iter().enumerate() {
         for sim in pool {

@@ -397,7 +397,6 @@ fn results_do_not_depend_on_real_time() {
 /// replay still says `reproducible: true`: the referee takes `reproducible`
 /// only from the entrants' kinds.
 #[test]
-#[ignore = "product bug: a match decided by the wall-clock backstop is still marked reproducible"]
 fn a_backstop_stop_marks_the_match_not_reproducible() {
     let wat = r#"(module
   (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
