@@ -193,6 +193,16 @@ async fn throughput(settings: &Settings) -> anyhow::Result<()> {
             .or_default()
             .push(duration.unwrap_or(0) as f64);
     }
+    let scheduled_rows =
+        sqlx::query("SELECT ladder, COUNT(*) FROM matches WHERE created_ms >= $1 AND created_ms < $2 GROUP BY ladder")
+            .bind(t0)
+            .bind(t1)
+            .fetch_all(&mut db)
+            .await?;
+    let mut scheduled: BTreeMap<String, i64> = BTreeMap::new();
+    for row in &scheduled_rows {
+        scheduled.insert(row.try_get(0)?, row.try_get(1)?);
+    }
     let failed: i64 = sqlx::query_scalar(
         "SELECT COUNT(*) FROM matches WHERE status = 'failed' AND finished_ms >= $1 AND finished_ms < $2",
     )
@@ -210,10 +220,10 @@ async fn throughput(settings: &Settings) -> anyhow::Result<()> {
     let all: Vec<f64> = per_ladder.values().flatten().copied().collect();
     println!();
     println!(
-        "{:<20} {:>8} {:>10} {:>11} {:>10} {:>10} {:>10}",
-        "ladder", "matches", "matches/s", "mean ms", "p50 ms", "p90 ms", "max ms"
+        "{:<20} {:>8} {:>10} {:>11} {:>10} {:>10} {:>10} {:>10}",
+        "ladder", "matches", "matches/s", "mean ms", "p50 ms", "p90 ms", "max ms", "queued"
     );
-    let line = |name: &str, durations: &[f64]| {
+    let line = |name: &str, durations: &[f64], queued: i64| {
         let mut sorted = durations.to_vec();
         sorted.sort_by(f64::total_cmp);
         let mean = if sorted.is_empty() {
@@ -222,22 +232,24 @@ async fn throughput(settings: &Settings) -> anyhow::Result<()> {
             sorted.iter().sum::<f64>() / sorted.len() as f64
         };
         println!(
-            "{:<20} {:>8} {:>10.2} {:>11.0} {:>10.0} {:>10.0} {:>10.0}",
+            "{:<20} {:>8} {:>10.2} {:>11.0} {:>10.0} {:>10.0} {:>10.0} {:>10}",
             name,
             sorted.len(),
             sorted.len() as f64 / seconds,
             mean,
             percentile(&sorted, 0.5),
             percentile(&sorted, 0.9),
-            sorted.last().copied().unwrap_or(f64::NAN)
+            sorted.last().copied().unwrap_or(f64::NAN),
+            queued
         );
     };
     for (ladder, durations) in &per_ladder {
-        line(ladder, durations);
+        line(ladder, durations, scheduled.get(ladder).copied().unwrap_or(0));
     }
-    line("all ladders", &all);
+    line("all ladders", &all, scheduled.values().sum());
     println!(
-        "window {seconds:.1} s; {before} matches finished during start-up and warm-up; {failed} failed in the window"
+        "window {seconds:.1} s; {before} matches finished during start-up and warm-up; {failed} failed in the window; \
+         queued = matches the scheduler queued in the window"
     );
     let starved = queued_samples.iter().filter(|&&q| q == 0).count();
     let mean_queued = queued_samples.iter().sum::<i64>() as f64 / queued_samples.len().max(1) as f64;
@@ -373,8 +385,13 @@ async fn read_latency(settings: &Settings) -> anyhow::Result<()> {
             false,
         ),
         (
-            format!("GET /api/matches?bot=(top)&limit=50"),
+            "GET /api/matches?bot=(top)&limit=50".into(),
             vec![format!("/api/matches?bot={}&limit=50", top.0)],
+            false,
+        ),
+        (
+            "GET /api/matches?bot=(typical)&limit=50".into(),
+            vec![format!("/api/matches?bot={}&limit=50", typical.0)],
             false,
         ),
         (
@@ -397,6 +414,11 @@ async fn read_latency(settings: &Settings) -> anyhow::Result<()> {
                 true,
             ),
             (
+                format!("page /ladders/{LADDER}?fragment=rows"),
+                vec![format!("/ladders/{LADDER}?fragment=rows")],
+                true,
+            ),
+            (
                 format!("page /bots/(top) {}", top.0),
                 vec![format!("/bots/{}", top.0)],
                 true,
@@ -416,8 +438,8 @@ async fn read_latency(settings: &Settings) -> anyhow::Result<()> {
 
     println!();
     println!(
-        "{:<44} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9}  {}",
-        "sequential, after 5 warm-up requests", "n", "p50 ms", "p99 ms", "max ms", "mean ms", "KiB", "note"
+        "{:<44} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9}  note",
+        "sequential, after 5 warm-up requests", "n", "p50 ms", "p99 ms", "max ms", "mean ms", "KiB"
     );
     let mut slow = Vec::new();
     for (label, paths, page) in &endpoints {

@@ -22,7 +22,9 @@ impl Blobs {
     /// A store rooted at `root` (created when missing).
     pub fn open(root: &Path) -> std::io::Result<Blobs> {
         std::fs::create_dir_all(root)?;
-        Ok(Blobs { root: root.to_path_buf() })
+        Ok(Blobs {
+            root: root.to_path_buf(),
+        })
     }
 
     fn path(&self, key: &str) -> Option<PathBuf> {

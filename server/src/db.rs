@@ -49,7 +49,11 @@ impl Db {
     /// schema up to date.
     pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
         install_default_drivers();
-        let backend = if url.starts_with("postgres") { Backend::Postgres } else { Backend::Sqlite };
+        let backend = if url.starts_with("postgres") {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        };
         let options = AnyPoolOptions::new()
             .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
             .acquire_timeout(Duration::from_secs(30));
@@ -57,9 +61,15 @@ impl Db {
             options.after_connect(|connection, _| {
                 Box::pin(async move {
                     // Writers wait for each other instead of failing at once.
-                    sqlx::query("PRAGMA busy_timeout = 10000").execute(&mut *connection).await?;
-                    sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *connection).await?;
-                    sqlx::query("PRAGMA synchronous = NORMAL").execute(&mut *connection).await?;
+                    sqlx::query("PRAGMA busy_timeout = 10000")
+                        .execute(&mut *connection)
+                        .await?;
+                    sqlx::query("PRAGMA foreign_keys = ON")
+                        .execute(&mut *connection)
+                        .await?;
+                    sqlx::query("PRAGMA synchronous = NORMAL")
+                        .execute(&mut *connection)
+                        .await?;
                     Ok(())
                 })
             })
@@ -81,7 +91,10 @@ impl Db {
             Backend::Sqlite => &SQLITE_MIGRATIONS,
             Backend::Postgres => &POSTGRES_MIGRATIONS,
         };
-        migrator.run(&self.pool).await.map_err(|e| sqlx::Error::Migrate(Box::new(e)))
+        migrator
+            .run(&self.pool)
+            .await
+            .map_err(|e| sqlx::Error::Migrate(Box::new(e)))
     }
 
     /// Starts a transaction that will write: on SQLite it takes the write

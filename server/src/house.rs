@@ -54,7 +54,8 @@ pub async fn seed(core: &Core) -> Result<(), sqlx::Error> {
             .fetch_optional(&mut *tx)
             .await?;
         if current.is_none() {
-            let version_id = versions::insert_version(&mut tx, bot_id, &key, bot.wasm.len(), &ladders, "checking").await?;
+            let version_id =
+                versions::insert_version(&mut tx, bot_id, &key, bot.wasm.len(), &ladders, "checking").await?;
             versions::activate(&mut tx, version_id).await?;
         }
         tx.commit().await?;

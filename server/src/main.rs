@@ -69,7 +69,10 @@ fn main() -> ExitCode {
     if matches!(cli.command, Command::Serve(_) | Command::Worker(_)) {
         let filter = tracing_subscriber::EnvFilter::try_from_default_env()
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
-        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .init();
     }
     let result = match cli.command {
         Command::Serve(args) => cmd::serve::run(args),

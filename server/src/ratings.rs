@@ -100,7 +100,12 @@ impl RatingSystem {
                 (back(a2), back(b2))
             }
             RatingSystem::Elo => {
-                let (a2, b2) = elo(&EloRating { rating: a.rating }, &EloRating { rating: b.rating }, &outcome, &EloConfig::new());
+                let (a2, b2) = elo(
+                    &EloRating { rating: a.rating },
+                    &EloRating { rating: b.rating },
+                    &outcome,
+                    &EloConfig::new(),
+                );
                 let settle = |old: Rating, new: EloRating| Rating {
                     rating: new.rating,
                     // Elo has no deviation: a version stops being provisional

@@ -187,12 +187,13 @@ fn pick_opponent<'a>(participant: &Candidate, free: &[&'a Candidate]) -> Option<
 pub async fn run(core: Core, config: SchedulerConfig, mut stop: watch::Receiver<bool>) {
     let mut tick = tokio::time::interval(config.tick);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut served = Served::default();
     loop {
         tokio::select! {
             _ = stop.wait_for(|stop| *stop) => return,
             _ = tick.tick() => {}
         }
-        match schedule_once(&core.db, &config).await {
+        match schedule_fairly(&core.db, &config, &mut served).await {
             Ok(0) => {}
             Ok(queued) => {
                 tracing::debug!(queued, "scheduler queued ranked matches");
@@ -218,17 +219,39 @@ async fn ranked_in_flight(db: &Db) -> Result<HashMap<String, usize>, sqlx::Error
     Ok(counts)
 }
 
-/// One scheduling pass over every ladder. Returns how many matches it
-/// queued.
+/// When each ladder last got a match from this scheduler (pass number), so
+/// that under the global cap no ladder waits behind the others forever.
+#[derive(Clone, Debug, Default)]
+pub struct Served {
+    pass: u64,
+    last: HashMap<String, u64>,
+}
+
+/// One scheduling pass over every ladder, with no memory of earlier passes.
+/// Returns how many matches it queued.
 pub async fn schedule_once(db: &Db, config: &SchedulerConfig) -> Result<usize, sqlx::Error> {
+    schedule_fairly(db, config, &mut Served::default()).await
+}
+
+/// One scheduling pass. Ladders are served in order of fewest matches in
+/// flight, then longest since they were last served, so the global cap
+/// starves none of them. Returns how many matches it queued.
+pub async fn schedule_fairly(db: &Db, config: &SchedulerConfig, served: &mut Served) -> Result<usize, sqlx::Error> {
     let counts = ranked_in_flight(db).await?;
     let mut total: usize = counts.values().sum();
     let mut queued = 0;
-    let ladders = if config.ladders.is_empty() {
+    let mut ladders = if config.ladders.is_empty() {
         crate::ladders::names()
     } else {
         config.ladders.clone()
     };
+    served.pass += 1;
+    ladders.sort_by_key(|ladder| {
+        (
+            counts.get(ladder).copied().unwrap_or(0),
+            served.last.get(ladder).copied().unwrap_or(0),
+        )
+    });
     for ladder in ladders {
         if total >= config.global {
             break;
@@ -238,6 +261,9 @@ pub async fn schedule_once(db: &Db, config: &SchedulerConfig) -> Result<usize, s
             continue;
         }
         let added = top_up(db, config, &ladder, total).await?;
+        if added > 0 {
+            served.last.insert(ladder.clone(), served.pass);
+        }
         total += added;
         queued += added;
     }

@@ -32,7 +32,11 @@ impl Core {
     /// Opens the data directory (`arbiter.db`, `blobs/`, `compiled/`), or
     /// the database at `database_url` with blobs still in the data
     /// directory.
-    pub async fn open(data_dir: &std::path::Path, database_url: Option<&str>, rating: RatingSystem) -> anyhow::Result<Core> {
+    pub async fn open(
+        data_dir: &std::path::Path,
+        database_url: Option<&str>,
+        rating: RatingSystem,
+    ) -> anyhow::Result<Core> {
         std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
         let db = match database_url {
             Some(url) => Db::connect(url).await.context("cannot open the database")?,
@@ -103,7 +107,9 @@ pub struct AppState {
 /// socket is bound.
 pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     let core = Core::open(&config.data_dir, config.database_url.as_deref(), config.rating).await?;
-    crate::house::seed(&core).await.context("cannot register the house bots")?;
+    crate::house::seed(&core)
+        .await
+        .context("cannot register the house bots")?;
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
@@ -112,7 +118,11 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     let mut tasks = tokio::task::JoinSet::new();
     tasks.spawn(crate::versions::run_checker(core.clone(), stop.clone()));
     if config.schedule {
-        tasks.spawn(crate::scheduler::run(core.clone(), crate::scheduler::SchedulerConfig::default(), stop.clone()));
+        tasks.spawn(crate::scheduler::run(
+            core.clone(),
+            crate::scheduler::SchedulerConfig::default(),
+            stop.clone(),
+        ));
     }
     for n in 0..config.workers {
         let worker = crate::worker::WorkerConfig::new(format!("serve-{}-{n}", std::process::id()));
@@ -135,6 +145,9 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         .await
         .context("the web server failed")?;
     let _ = stop_tx.send(true);
-    let _ = tokio::time::timeout(Duration::from_secs(10), async { while tasks.join_next().await.is_some() {} }).await;
+    let _ = tokio::time::timeout(Duration::from_secs(10), async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await;
     Ok(())
 }

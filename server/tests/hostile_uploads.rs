@@ -20,7 +20,11 @@ fn greedy() -> &'static [u8] {
 
 /// The rows that a refused request must not have added.
 async fn footprint(server: &TestServer) -> (i64, i64, i64) {
-    (server.count("bots").await, server.count("versions").await, server.count("matches").await)
+    (
+        server.count("bots").await,
+        server.count("versions").await,
+        server.count("matches").await,
+    )
 }
 
 /// Announces a 17 MiB upload, sends 64 KiB of it and returns the status the
@@ -49,7 +53,10 @@ async fn refused(client: &Client, request: reqwest::RequestBuilder, status: Stat
     let (got, body) = client.send(request).await;
     assert_eq!(got, status, "{body}");
     let error = body["error"].as_str().unwrap_or("");
-    assert!(error.to_lowercase().contains(&words.to_lowercase()), "expected {words:?} in {error:?}");
+    assert!(
+        error.to_lowercase().contains(&words.to_lowercase()),
+        "expected {words:?} in {error:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -62,11 +69,25 @@ async fn hostile_uploads_are_refused_with_reasons_and_change_nothing() {
         let up = |f: Form| api.request(Method::POST, "/api/bots").multipart(f);
 
         // 1. Not WebAssembly.
-        refused(&api, up(form("annbot", "othello:std", b"#!/bin/sh\necho hi\n")), StatusCode::BAD_REQUEST, "not WebAssembly").await;
+        refused(
+            &api,
+            up(form("annbot", "othello:std", b"#!/bin/sh\necho hi\n")),
+            StatusCode::BAD_REQUEST,
+            "not WebAssembly",
+        )
+        .await;
         // 2. WebAssembly that breaks the contract (imports something forbidden).
-        let forbidden = wat::parse_str(r#"(module (import "env" "system" (func)) (memory (export "memory") 1) (func (export "_start")))"#)
-            .expect("wat");
-        refused(&api, up(form("annbot", "othello:std", &forbidden)), StatusCode::BAD_REQUEST, "env").await;
+        let forbidden = wat::parse_str(
+            r#"(module (import "env" "system" (func)) (memory (export "memory") 1) (func (export "_start")))"#,
+        )
+        .expect("wat");
+        refused(
+            &api,
+            up(form("annbot", "othello:std", &forbidden)),
+            StatusCode::BAD_REQUEST,
+            "env",
+        )
+        .await;
         // 3. Over the size limit: refused from the announced length, before
         // the body is read (sent by hand: a client that insists on writing
         // all 17 MiB first may see the connection closed instead).
@@ -75,14 +96,40 @@ async fn hostile_uploads_are_refused_with_reasons_and_change_nothing() {
         // 4. Missing fields.
         let no_module = Form::new().text("name", "annbot").text("ladders", "othello:std");
         refused(&api, up(no_module), StatusCode::BAD_REQUEST, "module").await;
-        let no_name = Form::new().text("ladders", "othello:std").part("module", Part::bytes(greedy().to_vec()));
+        let no_name = Form::new()
+            .text("ladders", "othello:std")
+            .part("module", Part::bytes(greedy().to_vec()));
         refused(&api, up(no_name), StatusCode::BAD_REQUEST, "name").await;
-        refused(&api, up(form("annbot", "", greedy())), StatusCode::BAD_REQUEST, "ladder").await;
+        refused(
+            &api,
+            up(form("annbot", "", greedy())),
+            StatusCode::BAD_REQUEST,
+            "ladder",
+        )
+        .await;
         // 5. An unknown ladder.
-        refused(&api, up(form("annbot", "chess:std", greedy())), StatusCode::BAD_REQUEST, "unknown ladder").await;
+        refused(
+            &api,
+            up(form("annbot", "chess:std", greedy())),
+            StatusCode::BAD_REQUEST,
+            "unknown ladder",
+        )
+        .await;
         // 6. HTML and script in the bot name; SQL metacharacters; path tricks.
-        for name in ["<script>alert(1)</script>", "x'; DROP TABLE bots;--", "../../etc/passwd", "a", "名前"] {
-            refused(&api, up(form(name, "othello:std", greedy())), StatusCode::BAD_REQUEST, "bot name").await;
+        for name in [
+            "<script>alert(1)</script>",
+            "x'; DROP TABLE bots;--",
+            "../../etc/passwd",
+            "a",
+            "名前",
+        ] {
+            refused(
+                &api,
+                up(form(name, "othello:std", greedy())),
+                StatusCode::BAD_REQUEST,
+                "bot name",
+            )
+            .await;
         }
         // 7. Malformed multipart: a boundary that never closes.
         let broken = api
@@ -92,35 +139,85 @@ async fn hostile_uploads_are_refused_with_reasons_and_change_nothing() {
         refused(&api, broken, StatusCode::BAD_REQUEST, "multipart").await;
         // 8. No credentials at all.
         let anonymous = server.client();
-        refused(&anonymous, anonymous.request(Method::POST, "/api/bots").multipart(form("annbot", "othello:std", greedy())), StatusCode::UNAUTHORIZED, "sign in").await;
+        refused(
+            &anonymous,
+            anonymous
+                .request(Method::POST, "/api/bots")
+                .multipart(form("annbot", "othello:std", greedy())),
+            StatusCode::UNAUTHORIZED,
+            "sign in",
+        )
+        .await;
         // 9. A forged cross-site form post with ann's session cookie.
-        let forged = ann.raw(Method::POST, "/api/bots").header("origin", "http://evil.example").multipart(form("annbot", "othello:std", greedy()));
+        let forged = ann
+            .raw(Method::POST, "/api/bots")
+            .header("origin", "http://evil.example")
+            .multipart(form("annbot", "othello:std", greedy()));
         let (status, _) = ann.send(forged).await;
         assert_eq!(status, StatusCode::FORBIDDEN);
         // 10. A session upload without the CSRF token.
-        let (status, _) = ann.without_csrf().post_multipart("/api/bots", form("annbot", "othello:std", greedy())).await;
+        let (status, _) = ann
+            .without_csrf()
+            .post_multipart("/api/bots", form("annbot", "othello:std", greedy()))
+            .await;
         assert_eq!(status, StatusCode::FORBIDDEN);
         assert_eq!(footprint(&server).await, before, "nothing was stored");
 
         // A good upload, then: the same module twice (409), another user's
         // bot (403), retiring another user's bot (403).
-        let (status, body) = api.post_multipart("/api/bots", form("annbot", "othello:std", greedy())).await;
+        let (status, body) = api
+            .post_multipart("/api/bots", form("annbot", "othello:std", greedy()))
+            .await;
         assert_eq!(status, StatusCode::ACCEPTED, "{body}");
         let after_upload = footprint(&server).await;
-        refused(&api, up(form("annbot", "othello:std", greedy())), StatusCode::CONFLICT, "already version").await;
+        refused(
+            &api,
+            up(form("annbot", "othello:std", greedy())),
+            StatusCode::CONFLICT,
+            "already version",
+        )
+        .await;
         let bob = server.signup("bob").await;
         let bob_api = server.token_client(&server.token(&bob).await);
         let random = arbiter_house::find("othello-random").expect("house").wasm;
-        refused(&bob_api, bob_api.request(Method::POST, "/api/bots").multipart(form("ANNBOT", "othello:std", random)), StatusCode::FORBIDDEN, "belongs to someone else").await;
-        refused(&bob_api, bob_api.request(Method::POST, "/api/bots/annbot/retire").json(&json!({})), StatusCode::FORBIDDEN, "someone else").await;
+        refused(
+            &bob_api,
+            bob_api
+                .request(Method::POST, "/api/bots")
+                .multipart(form("ANNBOT", "othello:std", random)),
+            StatusCode::FORBIDDEN,
+            "belongs to someone else",
+        )
+        .await;
+        refused(
+            &bob_api,
+            bob_api
+                .request(Method::POST, "/api/bots/annbot/retire")
+                .json(&json!({})),
+            StatusCode::FORBIDDEN,
+            "someone else",
+        )
+        .await;
         assert_eq!(footprint(&server).await, after_upload, "nothing changed");
 
         // 11. Ids that are not ids, and ids of nothing.
-        for path in ["/api/matches/abc", "/api/matches/-1", "/api/matches/1%20OR%201=1", "/api/versions/1;DROP", "/api/tournaments/0"] {
+        for path in [
+            "/api/matches/abc",
+            "/api/matches/-1",
+            "/api/matches/1%20OR%201=1",
+            "/api/versions/1;DROP",
+            "/api/tournaments/0",
+        ] {
             let (status, _) = api.get(path).await;
             assert_eq!(status, StatusCode::BAD_REQUEST, "{path}");
         }
-        for path in ["/api/matches/999999", "/api/versions/999999", "/api/bots/nobody-here", "/api/matches/999999/replay", "/api/bots/..%2F..%2Fetc%2Fpasswd"] {
+        for path in [
+            "/api/matches/999999",
+            "/api/versions/999999",
+            "/api/bots/nobody-here",
+            "/api/matches/999999/replay",
+            "/api/bots/..%2F..%2Fetc%2Fpasswd",
+        ] {
             let (status, _) = api.get(path).await;
             assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
         }
@@ -130,11 +227,23 @@ async fn hostile_uploads_are_refused_with_reasons_and_change_nothing() {
         let (status, _) = api.get("/api/ladders/othello:nope/leaderboard").await;
         assert_eq!(status, StatusCode::BAD_REQUEST);
         // 13. Challenges with someone else's bot, an unknown bot, oneself.
-        let (status, _) = bob_api.post_json("/api/challenges", &json!({"bot": "annbot", "opponent": "othello-random", "ladder": "othello:std"})).await;
+        let (status, _) = bob_api
+            .post_json(
+                "/api/challenges",
+                &json!({"bot": "annbot", "opponent": "othello-random", "ladder": "othello:std"}),
+            )
+            .await;
         assert_eq!(status, StatusCode::FORBIDDEN);
-        let (status, _) = api.post_json("/api/challenges", &json!({"bot": "ghost", "opponent": "othello-random", "ladder": "othello:std"})).await;
+        let (status, _) = api
+            .post_json(
+                "/api/challenges",
+                &json!({"bot": "ghost", "opponent": "othello-random", "ladder": "othello:std"}),
+            )
+            .await;
         assert_eq!(status, StatusCode::NOT_FOUND);
-        let (status, _) = api.post_json("/api/challenges", &json!({"bot": "annbot", "ladder": "othello:std"})).await;
+        let (status, _) = api
+            .post_json("/api/challenges", &json!({"bot": "annbot", "ladder": "othello:std"}))
+            .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "a missing field");
         assert_eq!(footprint(&server).await, after_upload, "no match was queued");
         if backend == Backend::Sqlite {
@@ -142,7 +251,9 @@ async fn hostile_uploads_are_refused_with_reasons_and_change_nothing() {
             let mut statuses = Vec::new();
             for n in 0..12 {
                 let name = format!("burst{n}");
-                let (status, _) = api.post_multipart("/api/bots", form(&name, "othello:std", random)).await;
+                let (status, _) = api
+                    .post_multipart("/api/bots", form(&name, "othello:std", random))
+                    .await;
                 statuses.push(status);
             }
             assert!(statuses.contains(&StatusCode::TOO_MANY_REQUESTS), "{statuses:?}");

@@ -393,9 +393,9 @@ fn results_do_not_depend_on_real_time() {
 /// marked as not reproducible". Here the backstop is tightened to the turn's
 /// budget plus 50 ms of real time, and a bot spins in the tightest possible
 /// loop (which burns fuel several times slower than `FUEL_PER_MS` per real
-/// millisecond), so the backstop stops it before its fuel runs out. The
-/// replay still says `reproducible: true`: the referee takes `reproducible`
-/// only from the entrants' kinds.
+/// millisecond), so the backstop stops it before its fuel runs out; the
+/// replay must then say `reproducible: false` (it once took `reproducible`
+/// only from the entrants' kinds).
 #[test]
 fn a_backstop_stop_marks_the_match_not_reproducible() {
     let wat = r#"(module

@@ -2,7 +2,9 @@
 //! one pass of the real scheduler over a seeded SQLite database.
 
 use arbiter_server::db::Db;
-use arbiter_server::scheduler::{Candidate, PLACEMENT_MATCHES, Pairing, SchedulerConfig, pick_pairs, schedule_once};
+use arbiter_server::scheduler::{
+    Candidate, PLACEMENT_MATCHES, Pairing, SchedulerConfig, Served, pick_pairs, schedule_fairly, schedule_once,
+};
 use std::collections::HashSet;
 
 const NOW: i64 = 1_800_000_000_000;
@@ -310,6 +312,34 @@ async fn scheduling_pass(postgres: bool) {
         ..SchedulerConfig::default()
     };
     assert_eq!(schedule_once(db, &capped).await.expect("capped"), 3);
+    // Regression: under the global cap the ladders listed last never got a
+    // match (reversi starved on a fresh `serve`). Passes now serve the
+    // ladders that waited longest first.
+    sqlx::query("DELETE FROM matches")
+        .execute(&db.pool)
+        .await
+        .expect("clear");
+    let two_at_a_time = SchedulerConfig {
+        per_ladder: 1,
+        global: 2,
+        ..SchedulerConfig::default()
+    };
+    let mut served = Served::default();
+    let mut seen = HashSet::new();
+    for _ in 0..3 {
+        let queued = schedule_fairly(db, &two_at_a_time, &mut served).await.expect("pass");
+        assert_eq!(queued, 2);
+        let ladders: Vec<String> = sqlx::query_scalar("SELECT ladder FROM matches WHERE status = 'queued'")
+            .fetch_all(&db.pool)
+            .await
+            .expect("ladders");
+        seen.extend(ladders);
+        sqlx::query("UPDATE matches SET status = 'finished' WHERE status = 'queued'")
+            .execute(&db.pool)
+            .await
+            .expect("finish them");
+    }
+    assert_eq!(seen.len(), 6, "every ladder got a match within three passes: {seen:?}");
     test.close().await;
 }
 

@@ -48,36 +48,53 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
 
         // A working bot: the greedy house bot's module under a new name.
         let wasm = house("othello-greedy");
-        let (status, body) = api.post_multipart("/api/bots", module_form("ann-greedy", "othello:std", wasm)).await;
+        let (status, body) = api
+            .post_multipart("/api/bots", module_form("ann-greedy", "othello:std", wasm))
+            .await;
         assert_eq!(status, StatusCode::ACCEPTED, "{body}");
         assert_eq!(body["version"]["status"], "checking");
         let version_id = body["version"]["id"].as_i64().expect("version id");
         let sha256 = body["version"]["sha256"].as_str().expect("sha").to_string();
-        let version = wait_for(&api, &format!("/api/versions/{version_id}"), Duration::from_secs(120), |b| {
-            b["version"]["status"] != "checking"
-        })
+        let version = wait_for(
+            &api,
+            &format!("/api/versions/{version_id}"),
+            Duration::from_secs(120),
+            |b| b["version"]["status"] != "checking",
+        )
         .await;
         assert_eq!(version["version"]["status"], "active", "{version}");
 
         // A broken bot: a tic-tac-toe bot entered on an Othello ladder answers
         // the wrong protocol and is rejected with the reason, after the upload.
         let (status, body) = api
-            .post_multipart("/api/bots", module_form("ann-confused", "othello:std", house("tictactoe-random")))
+            .post_multipart(
+                "/api/bots",
+                module_form("ann-confused", "othello:std", house("tictactoe-random")),
+            )
             .await;
         assert_eq!(status, StatusCode::ACCEPTED, "{body}");
         let confused = body["version"]["id"].as_i64().expect("version id");
-        let verdict = wait_for(&api, &format!("/api/versions/{confused}"), Duration::from_secs(120), |b| {
-            b["version"]["status"] != "checking"
-        })
+        let verdict = wait_for(
+            &api,
+            &format!("/api/versions/{confused}"),
+            Duration::from_secs(120),
+            |b| b["version"]["status"] != "checking",
+        )
         .await;
         assert_eq!(verdict["version"]["status"], "rejected", "{verdict}");
         let reason = verdict["version"]["reason"].as_str().unwrap_or("");
-        assert!(reason.contains("bad_reply") && reason.contains("smoke match"), "{reason}");
+        assert!(
+            reason.contains("bad_reply") && reason.contains("smoke match"),
+            "{reason}"
+        );
 
         // The scheduler has it playing: wait for a finished match of ann-greedy.
-        let matches = wait_for(&api, "/api/matches?bot=ann-greedy&status=finished", Duration::from_secs(240), |b| {
-            b["matches"].as_array().is_some_and(|m| !m.is_empty())
-        })
+        let matches = wait_for(
+            &api,
+            "/api/matches?bot=ann-greedy&status=finished",
+            Duration::from_secs(240),
+            |b| b["matches"].as_array().is_some_and(|m| !m.is_empty()),
+        )
         .await;
         let played = &matches["matches"][0];
         let match_id = played["id"].as_i64().expect("match id");
@@ -102,12 +119,20 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
             .expect("replay");
         assert_eq!(response.status(), StatusCode::OK);
         assert!(
-            response.headers()["content-disposition"].to_str().unwrap_or("").starts_with("attachment"),
+            response.headers()["content-disposition"]
+                .to_str()
+                .unwrap_or("")
+                .starts_with("attachment"),
             "a download"
         );
         let bytes = response.bytes().await.expect("bytes");
         let replay = Replay::from_json(&bytes).expect("a replay");
-        assert!(replay.participants.iter().any(|p| p.sha256.as_deref() == Some(sha256.as_str())));
+        assert!(
+            replay
+                .participants
+                .iter()
+                .any(|p| p.sha256.as_deref() == Some(sha256.as_str()))
+        );
         let sandbox = Sandbox::new(SandboxConfig {
             compiler: CompilerCommand::new(env!("CARGO_BIN_EXE_arbiter"), ["__compile-module"]),
             ..SandboxConfig::default()
@@ -115,14 +140,29 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         .expect("sandbox");
         let module_of = |p: usize| {
             let sha = replay.participants[p].sha256.clone().expect("a module digest");
-            let wasm = arbiter_house::ALL.iter().map(|b| b.wasm).find(|w| arbiter_server::blobs::sha256_hex(w) == sha);
-            WasmBot::new(sandbox.clone(), sandbox.load(wasm.expect("a house module")).expect("loads"), "bot")
+            let wasm = arbiter_house::ALL
+                .iter()
+                .map(|b| b.wasm)
+                .find(|w| arbiter_server::blobs::sha256_hex(w) == sha);
+            WasmBot::new(
+                sandbox.clone(),
+                sandbox.load(wasm.expect("a house module")).expect("loads"),
+                "bot",
+            )
         };
         let (a, b) = (module_of(0), module_of(1));
         verify(&replay, [&a, &b]).expect("the replay re-runs byte for byte");
-        let transcript = api.raw(Method::GET, &format!("/api/matches/{match_id}/transcript")).send().await.expect("transcript");
+        let transcript = api
+            .raw(Method::GET, &format!("/api/matches/{match_id}/transcript"))
+            .send()
+            .await
+            .expect("transcript");
         assert_eq!(transcript.status(), StatusCode::OK);
-        assert_eq!(transcript.text().await.expect("text").lines().count(), 2, "one line per leg");
+        assert_eq!(
+            transcript.text().await.expect("text").lines().count(),
+            2,
+            "one line per leg"
+        );
 
         // Logs: the owner reads them, another user may not.
         let (status, logs) = api.get(&format!("/api/matches/{match_id}/logs")).await;
@@ -133,13 +173,25 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
 
         // A challenge jumps the queue and is played.
         let (status, body) = api
-            .post_json("/api/challenges", &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std"}))
+            .post_json(
+                "/api/challenges",
+                &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std"}),
+            )
             .await;
         assert_eq!(status, StatusCode::CREATED, "{body}");
         let challenge = body["match"]["id"].as_i64().expect("match id");
-        wait_for(&api, &format!("/api/matches/{challenge}"), Duration::from_secs(120), |b| b["match"]["status"] == "finished").await;
+        wait_for(
+            &api,
+            &format!("/api/matches/{challenge}"),
+            Duration::from_secs(120),
+            |b| b["match"]["status"] == "finished",
+        )
+        .await;
         let (status, _) = bob
-            .post_json("/api/challenges", &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std"}))
+            .post_json(
+                "/api/challenges",
+                &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std"}),
+            )
             .await;
         assert_eq!(status, StatusCode::FORBIDDEN, "only the owner challenges with a bot");
 
@@ -152,11 +204,19 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
             .await;
         assert_eq!(status, StatusCode::CREATED, "{body}");
         let tournament = body["tournament"]["id"].as_i64().expect("id");
-        let done = wait_for(&api, &format!("/api/tournaments/{tournament}"), Duration::from_secs(240), |b| {
-            b["tournament"]["finished"] == b["tournament"]["matches"]
-        })
+        let done = wait_for(
+            &api,
+            &format!("/api/tournaments/{tournament}"),
+            Duration::from_secs(240),
+            |b| b["tournament"]["finished"] == b["tournament"]["matches"],
+        )
         .await;
-        let points: f64 = done["standings"].as_array().expect("standings").iter().filter_map(|s| s["points"].as_f64()).sum();
+        let points: f64 = done["standings"]
+            .as_array()
+            .expect("standings")
+            .iter()
+            .filter_map(|s| s["points"].as_f64())
+            .sum();
         assert_eq!(points, 3.0, "three pairs, one point each: {done}");
         assert_eq!(done["crosstable"].as_object().map(|c| c.len()), Some(3));
 
@@ -164,18 +224,42 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         let (status, body) = api.post_json("/api/bots/ann-greedy/retire", &json!({})).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         let (_, board) = api.get("/api/ladders/othello:std/leaderboard").await;
-        assert!(!board["entries"].as_array().expect("rows").iter().any(|r| r["bot"] == "ann-greedy"));
+        assert!(
+            !board["entries"]
+                .as_array()
+                .expect("rows")
+                .iter()
+                .any(|r| r["bot"] == "ann-greedy")
+        );
     }
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_openapi_document_lists_every_resource() {
-    let server = TestServer::start_opts(support::Options::on(support::Backend::Sqlite).workers(0).schedule(false)).await;
-    let response = server.client().raw(Method::GET, "/api/openapi.json").send().await.expect("document");
+    let server = TestServer::start_opts(
+        support::Options::on(support::Backend::Sqlite)
+            .workers(0)
+            .schedule(false),
+    )
+    .await;
+    let response = server
+        .client()
+        .raw(Method::GET, "/api/openapi.json")
+        .send()
+        .await
+        .expect("document");
     assert_eq!(response.status(), StatusCode::OK);
     let doc: Value = response.json().await.expect("JSON");
     assert_eq!(doc["openapi"], "3.1.0");
-    for path in ["/api/bots", "/api/ladders/{ladder}/leaderboard", "/api/matches/{id}/replay", "/api/challenges", "/api/tournaments", "/api/events", "/api/tokens"] {
+    for path in [
+        "/api/bots",
+        "/api/ladders/{ladder}/leaderboard",
+        "/api/matches/{id}/replay",
+        "/api/challenges",
+        "/api/tournaments",
+        "/api/events",
+        "/api/tokens",
+    ] {
         assert!(doc["paths"].get(path).is_some(), "{path} is documented");
     }
 }

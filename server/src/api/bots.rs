@@ -30,7 +30,10 @@ pub fn router() -> Router<AppState> {
 
 /// Checks a bot name: 3–32 letters, digits, `_` or `-`.
 pub fn valid_bot_name(name: &str) -> Result<(), ApiError> {
-    let ok = (3..=32).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let ok = (3..=32).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if ok {
         Ok(())
     } else {
@@ -80,9 +83,12 @@ async fn read_upload(mut form: Multipart, limit: usize) -> ApiResult<Upload> {
                 match field_name.as_str() {
                     "name" => upload.name = Some(text.trim().to_string()),
                     "csrf" => upload.csrf = Some(text),
-                    _ => upload
-                        .ladders
-                        .extend(text.split([',', ' ']).map(str::trim).filter(|s| !s.is_empty()).map(String::from)),
+                    _ => upload.ladders.extend(
+                        text.split([',', ' '])
+                            .map(str::trim)
+                            .filter(|s| !s.is_empty())
+                            .map(String::from),
+                    ),
                 }
             }
             other => return Err(ApiError::BadRequest(format!("unexpected form field {other:?}"))),
@@ -109,12 +115,17 @@ async fn upload(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     if announced.is_some_and(|length| length > limit + FORM_OVERHEAD) {
-        return Err(ApiError::TooLarge(format!("the upload is larger than {} MiB", limit / (1024 * 1024))));
+        return Err(ApiError::TooLarge(format!(
+            "the upload is larger than {} MiB",
+            limit / (1024 * 1024)
+        )));
     }
     let upload = read_upload(form, limit).await?;
     let sent = csrf_header(&headers).or(upload.csrf);
     caller.check_csrf(sent.as_deref())?;
-    let name = upload.name.ok_or_else(|| ApiError::BadRequest("the form needs a `name` field".into()))?;
+    let name = upload
+        .name
+        .ok_or_else(|| ApiError::BadRequest("the form needs a `name` field".into()))?;
     valid_bot_name(&name)?;
     if upload.ladders.is_empty() {
         return Err(ApiError::BadRequest(format!(
@@ -129,13 +140,22 @@ async fn upload(
             ladder_names.push(name);
         }
     }
-    let module = upload.module.ok_or_else(|| ApiError::BadRequest("the form needs a `module` file (.wasm)".into()))?;
+    let module = upload
+        .module
+        .ok_or_else(|| ApiError::BadRequest("the form needs a `module` file (.wasm)".into()))?;
     if !module.starts_with(b"\0asm") {
         return Err(ApiError::BadRequest(
-            "the module is not WebAssembly (a .wasm file starts with \\0asm): build it with --target wasm32-wasip1".into(),
+            "the module is not WebAssembly (a .wasm file starts with \\0asm): build it with --target wasm32-wasip1"
+                .into(),
         ));
     }
-    rate_limit(&state, &format!("upload:{}", caller.user_id), UPLOADS_PER_MINUTE, 60_000).await?;
+    rate_limit(
+        &state,
+        &format!("upload:{}", caller.user_id),
+        UPLOADS_PER_MINUTE,
+        60_000,
+    )
+    .await?;
     let sandbox = state.core.sandbox.clone();
     let checked = {
         let module = module.clone();
@@ -169,10 +189,15 @@ async fn upload(
         .fetch_optional(&mut *tx)
         .await?;
     if let Some(number) = duplicate {
-        return Err(ApiError::Conflict(format!("this module is already version {number} of {name}")));
+        return Err(ApiError::Conflict(format!(
+            "this module is already version {number} of {name}"
+        )));
     }
     let version_id = versions::insert_version(&mut tx, bot_id, &sha256, module_len, &ladder_names, "checking").await?;
-    sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1").bind(bot_id).execute(&mut *tx).await?;
+    sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
+        .bind(bot_id)
+        .execute(&mut *tx)
+        .await?;
     let number: i64 = sqlx::query_scalar("SELECT number FROM versions WHERE id = $1")
         .bind(version_id)
         .fetch_one(&mut *tx)
@@ -233,7 +258,11 @@ fn version_json(row: &sqlx::any::AnyRow, owner_view: bool) -> Result<Value, sqlx
 
 /// `GET /api/bots/{name}`: the bot, its versions (with ratings) and its
 /// recent matches.
-async fn detail(State(state): State<AppState>, Path(name): Path<String>, MaybeCaller(caller): MaybeCaller) -> ApiResult<Json<Value>> {
+async fn detail(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    MaybeCaller(caller): MaybeCaller,
+) -> ApiResult<Json<Value>> {
     let pool = &state.core.db.pool;
     let bot = sqlx::query(
         "SELECT b.id, b.name, u.name, b.owner_id, b.retired, b.created_ms FROM bots b JOIN users u ON u.id = b.owner_id \
@@ -295,8 +324,14 @@ async fn detail(State(state): State<AppState>, Path(name): Path<String>, MaybeCa
 }
 
 /// `GET /api/versions/{id}`: one version (poll it to follow a check).
-async fn version(State(state): State<AppState>, Path(id): Path<String>, MaybeCaller(caller): MaybeCaller) -> ApiResult<Json<Value>> {
-    let id: i64 = id.parse().map_err(|_| ApiError::BadRequest(format!("{id:?} is not a version id")))?;
+async fn version(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    MaybeCaller(caller): MaybeCaller,
+) -> ApiResult<Json<Value>> {
+    let id: i64 = id
+        .parse()
+        .map_err(|_| ApiError::BadRequest(format!("{id:?} is not a version id")))?;
     let row = sqlx::query(
         "SELECT v.id, v.number, v.sha256, v.status, v.reason, v.stderr, v.ladders, v.created_ms, v.checked_ms, \
                 b.name AS bot, b.owner_id AS owner_id \
@@ -320,7 +355,10 @@ struct CsrfBody {
 }
 
 fn csrf_header(headers: &axum::http::HeaderMap) -> Option<String> {
-    headers.get("x-csrf-token").and_then(|v| v.to_str().ok()).map(str::to_string)
+    headers
+        .get("x-csrf-token")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
 }
 
 /// `POST /api/bots/{name}/retire`: the owner takes the bot out of
@@ -341,12 +379,16 @@ async fn retire(
     if owner != caller.user_id {
         return Err(ApiError::Forbidden(format!("the bot {name} belongs to someone else")));
     }
-    sqlx::query("UPDATE bots SET retired = 1 WHERE id = $1").bind(bot_id).execute(&mut *tx).await?;
-    let retired = sqlx::query("UPDATE versions SET status = 'retired' WHERE bot_id = $1 AND status IN ('active', 'checking')")
+    sqlx::query("UPDATE bots SET retired = 1 WHERE id = $1")
         .bind(bot_id)
         .execute(&mut *tx)
-        .await?
-        .rows_affected();
+        .await?;
+    let retired =
+        sqlx::query("UPDATE versions SET status = 'retired' WHERE bot_id = $1 AND status IN ('active', 'checking')")
+            .bind(bot_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
     tx.commit().await?;
     Ok(Json(json!({"ok": true, "retired_versions": retired})))
 }

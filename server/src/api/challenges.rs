@@ -1,9 +1,9 @@
 //! Challenges: a signed-in user asks for a match between one of their bots
 //! and any other bot on a ladder both play; it jumps the queue.
 
+use crate::api::accounts::JsonBody;
 use crate::auth::{Caller, rate_limit};
 use crate::error::{ApiError, ApiResult};
-use crate::api::accounts::JsonBody;
 use crate::server::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -75,7 +75,11 @@ async fn create(
     headers: HeaderMap,
     JsonBody(body): JsonBody<Challenge>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    let sent = headers.get("x-csrf-token").and_then(|v| v.to_str().ok()).map(str::to_string).or(body.csrf.clone());
+    let sent = headers
+        .get("x-csrf-token")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .or(body.csrf.clone());
     caller.check_csrf(sent.as_deref())?;
     let ladder = crate::ladders::name(crate::ladders::parse(&body.ladder)?);
     let owner: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name_key = $1")
@@ -94,8 +98,27 @@ async fn create(
     if body.bot.eq_ignore_ascii_case(&body.opponent) {
         return Err(ApiError::BadRequest("a bot cannot challenge itself".into()));
     }
-    rate_limit(&state, &format!("challenge:{}", caller.user_id), CHALLENGES_PER_MINUTE, 60_000).await?;
-    let id = crate::worker::enqueue(&state.core.db, &ladder, mine, theirs, random_seed()?, "challenge", CHALLENGE_PRIORITY, None).await?;
+    rate_limit(
+        &state,
+        &format!("challenge:{}", caller.user_id),
+        CHALLENGES_PER_MINUTE,
+        60_000,
+    )
+    .await?;
+    let id = crate::worker::enqueue(
+        &state.core.db,
+        &ladder,
+        mine,
+        theirs,
+        random_seed()?,
+        "challenge",
+        CHALLENGE_PRIORITY,
+        None,
+    )
+    .await?;
     crate::worker::wake_workers();
-    Ok((StatusCode::CREATED, Json(json!({"ok": true, "match": {"id": id, "url": format!("/api/matches/{id}")}}))))
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"ok": true, "match": {"id": id, "url": format!("/api/matches/{id}")}})),
+    ))
 }

@@ -2,10 +2,10 @@
 
 use crate::events::Event;
 use crate::server::AppState;
+use axum::Router;
 use axum::extract::{Query, State};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::routing::get;
-use axum::Router;
 use std::convert::Infallible;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;

@@ -89,7 +89,11 @@ pub async fn rows(state: &AppState, ladder: &str, limit: i64, offset: i64) -> Re
 }
 
 /// `GET /api/ladders/{ladder}/leaderboard?limit=&offset=`.
-async fn leaderboard(State(state): State<AppState>, Path(ladder): Path<String>, Query(page): Query<Page>) -> ApiResult<Json<Value>> {
+async fn leaderboard(
+    State(state): State<AppState>,
+    Path(ladder): Path<String>,
+    Query(page): Query<Page>,
+) -> ApiResult<Json<Value>> {
     let variant = ladders::parse(&ladder)?;
     let name = ladders::name(variant);
     let limit = page.limit.unwrap_or(100);

@@ -111,7 +111,9 @@ async fn list(State(state): State<AppState>, Query(filter): Query<Filter>) -> Ap
     };
     let status = filter.status.unwrap_or_default();
     if !["", "queued", "running", "finished", "failed"].contains(&status.as_str()) {
-        return Err(ApiError::BadRequest("status is one of queued, running, finished, failed".into()));
+        return Err(ApiError::BadRequest(
+            "status is one of queued, running, finished, failed".into(),
+        ));
     }
     let bot_id: i64 = match filter.bot.as_deref() {
         Some(name) => sqlx::query_scalar("SELECT id FROM bots WHERE name_key = $1")
@@ -169,7 +171,11 @@ struct Download {
 }
 
 /// `GET /api/matches/{id}/replay[?download=1]`: the replay JSON.
-async fn replay(State(state): State<AppState>, Path(id): Path<String>, Query(q): Query<Download>) -> ApiResult<Response> {
+async fn replay(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<Download>,
+) -> ApiResult<Response> {
     let id = parse_id(&id)?;
     let bytes = replay_bytes(&state, id).await?;
     let disposition = if q.download.is_some() {
@@ -177,7 +183,14 @@ async fn replay(State(state): State<AppState>, Path(id): Path<String>, Query(q):
     } else {
         format!("inline; filename=\"arbiter-match-{id}.json\"")
     };
-    Ok(([(header::CONTENT_TYPE, "application/json".to_string()), (header::CONTENT_DISPOSITION, disposition)], bytes).into_response())
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/json".to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        bytes,
+    )
+        .into_response())
 }
 
 /// `GET /api/matches/{id}/transcript`: Othello move transcripts, one line
@@ -187,7 +200,9 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Ap
     let bytes = replay_bytes(&state, id).await?;
     let replay = Replay::from_json(&bytes).map_err(|e| ApiError::Internal(e.to_string()))?;
     if replay.game != "othello" {
-        return Err(ApiError::BadRequest("transcripts exist for Othello matches only".into()));
+        return Err(ApiError::BadRequest(
+            "transcripts exist for Othello matches only".into(),
+        ));
     }
     let mut text = String::new();
     for game in &replay.games {
@@ -196,7 +211,14 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Ap
         text.push('\n');
     }
     let disposition = format!("attachment; filename=\"arbiter-match-{id}.txt\"");
-    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8".to_string()), (header::CONTENT_DISPOSITION, disposition)], text).into_response())
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        text,
+    )
+        .into_response())
 }
 
 /// `GET /api/matches/{id}/logs`: what the caller's bot wrote to stderr in
@@ -217,12 +239,15 @@ async fn logs(State(state): State<AppState>, Path(id): Path<String>, caller: Cal
         .filter(|&p| owners.try_get::<i64, _>(p as usize).ok() == Some(caller.user_id))
         .collect();
     if mine.is_empty() {
-        return Err(ApiError::Forbidden("logs are shown only to the owners of the bots in the match".into()));
+        return Err(ApiError::Forbidden(
+            "logs are shown only to the owners of the bots in the match".into(),
+        ));
     }
-    let rows = sqlx::query("SELECT participant, game, stderr FROM match_logs WHERE match_id = $1 ORDER BY participant, game")
-        .bind(id)
-        .fetch_all(&state.core.db.pool)
-        .await?;
+    let rows =
+        sqlx::query("SELECT participant, game, stderr FROM match_logs WHERE match_id = $1 ORDER BY participant, game")
+            .bind(id)
+            .fetch_all(&state.core.db.pool)
+            .await?;
     let mut logs = Vec::new();
     for row in rows {
         let participant: i64 = row.try_get(0)?;

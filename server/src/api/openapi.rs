@@ -44,7 +44,10 @@ fn path_param(name: &str, description: &str) -> Value {
 
 /// The document.
 pub fn document() -> Value {
-    let credentials = json_body(json!({"name": {"type": "string"}, "password": {"type": "string"}}), &["name", "password"]);
+    let credentials = json_body(
+        json!({"name": {"type": "string"}, "password": {"type": "string"}}),
+        &["name", "password"],
+    );
     let upload = json!({"required": true, "content": {"multipart/form-data": {"schema": {
         "type": "object",
         "properties": {

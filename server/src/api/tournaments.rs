@@ -1,10 +1,10 @@
 //! Round-robin tournaments with a crosstable.
 
+use crate::api::accounts::JsonBody;
 use crate::api::challenges::{active_version, random_seed};
 use crate::auth::{Caller, rate_limit};
 use crate::db::now_ms;
 use crate::error::{ApiError, ApiResult};
-use crate::api::accounts::JsonBody;
 use crate::server::AppState;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -47,7 +47,11 @@ async fn create(
     headers: HeaderMap,
     JsonBody(body): JsonBody<NewTournament>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    let sent = headers.get("x-csrf-token").and_then(|v| v.to_str().ok()).map(str::to_string).or(body.csrf.clone());
+    let sent = headers
+        .get("x-csrf-token")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .or(body.csrf.clone());
     caller.check_csrf(sent.as_deref())?;
     let name = body.name.trim();
     if name.is_empty() || name.chars().count() > 80 {
@@ -92,13 +96,26 @@ async fn create(
         for &b in &entries[i + 1..] {
             for n in 0..body.matches_per_pair {
                 let (first, second) = if n % 2 == 0 { (a, b) } else { (b, a) };
-                crate::worker::enqueue(&state.core.db, &ladder, first, second, random_seed()?, "tournament", TOURNAMENT_PRIORITY, Some(id)).await?;
+                crate::worker::enqueue(
+                    &state.core.db,
+                    &ladder,
+                    first,
+                    second,
+                    random_seed()?,
+                    "tournament",
+                    TOURNAMENT_PRIORITY,
+                    Some(id),
+                )
+                .await?;
                 queued += 1;
             }
         }
     }
     crate::worker::wake_workers();
-    Ok((StatusCode::CREATED, Json(json!({"ok": true, "tournament": {"id": id, "matches": queued}}))))
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"ok": true, "tournament": {"id": id, "matches": queued}})),
+    ))
 }
 
 /// `GET /api/tournaments`.

@@ -1,10 +1,10 @@
 //! `arbiter play`: run matches between two bots on this machine.
 
-use arbiter_server::bots;
-use arbiter_server::stats::{Record, format_elo};
 use anyhow::Context;
 use arbiter_games::Variant;
 use arbiter_referee::{Entrant, MatchSettings, PlayedMatch, play_match};
+use arbiter_server::bots;
+use arbiter_server::stats::{Record, format_elo};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -26,7 +26,11 @@ pub enum Command {
 
 /// Runs `arbiter ratings`.
 pub fn run(command: Command) -> anyhow::Result<()> {
-    let Command::Recompute { data, database_url, rating } = command;
+    let Command::Recompute {
+        data,
+        database_url,
+        rating,
+    } = command;
     let differences = super::runtime()?.block_on(async move {
         let core = Core::open(&data, database_url.as_deref(), rating).await?;
         anyhow::Ok(recompute(&core.db, rating).await?)
