@@ -12,12 +12,23 @@
 //!    into SQLite (the schema comes from a first `arbiter serve --workers 0
 //!    --no-schedule`), then starts `arbiter serve --workers 0 --no-schedule`
 //!    on it and times the leaderboard API (sequential, then 8 concurrent
-//!    clients), the match list, a bot's API page and the site's pages.
+//!    clients), the match lists, the API and site pages of two bots (the one
+//!    with most matches on `othello:std`, ~16 000, and one with the median
+//!    number, ~170), the home, ladder and match pages.
 //!
-//! Run with `cargo bench -p arbiter-server --bench ladder` (about five
-//! minutes). Nothing here asserts on time; latencies are measured by the
-//! client over loopback with keep-alive, so they are the server's time plus
-//! well under a millisecond.
+//!    The generator writes in large transactions with multi-row prepared
+//!    INSERTs (`synchronous = OFF`, rollback journal in memory, WAL restored
+//!    at the end). Matches are played out by an Elo simulation, so each
+//!    match's before/after ratings, the ratings rows and their win/draw/loss
+//!    counts agree; opponents are picked with a skew (a ladder's first
+//!    versions play far more), and one version in 20 is new (a few matches
+//!    at the very end, still provisional). Ids, names and values come from a
+//!    fixed seed: every run generates the same database.
+//!
+//! Run with `cargo bench -p arbiter-server --bench ladder` (three to four
+//! minutes after the build). Nothing here asserts on time; latencies are
+//! measured by the client over loopback with keep-alive, so they are the
+//! server's time plus well under a millisecond.
 //!
 //! `cargo bench -p arbiter-server --bench ladder -- throughput` (or `-- api`)
 //! runs one part only. Settings, from the environment:

@@ -41,6 +41,16 @@ pub const SELECT: &str = "SELECT m.id, m.ladder, m.kind, m.status, m.created_ms,
     JOIN versions av ON av.id = m.a_version JOIN bots ab ON ab.id = av.bot_id \
     JOIN versions bv ON bv.id = m.b_version JOIN bots bb ON bb.id = bv.bot_id ";
 
+/// The ids of the newest `$2` matches of bot `$1` (either side), through the
+/// per-side indexes: an `OR` over both sides scans every match.
+const BOT_MATCH_IDS: &str = "SELECT id FROM ( \
+      SELECT id FROM (SELECT id FROM matches WHERE a_version IN (SELECT id FROM versions WHERE bot_id = $1) \
+                      ORDER BY id DESC LIMIT $2) AS a \
+      UNION \
+      SELECT id FROM (SELECT id FROM matches WHERE b_version IN (SELECT id FROM versions WHERE bot_id = $1) \
+                      ORDER BY id DESC LIMIT $2) AS b \
+    ) AS both_sides ORDER BY id DESC LIMIT $2";
+
 /// A match row as the API shows it.
 pub fn match_json(row: &sqlx::any::AnyRow) -> Result<Value, sqlx::Error> {
     let reasons: Value = row
@@ -80,7 +90,7 @@ pub fn match_json(row: &sqlx::any::AnyRow) -> Result<Value, sqlx::Error> {
 /// The latest matches of a bot (any of its versions).
 pub async fn recent_for_bot(state: &AppState, bot_id: i64, limit: i64) -> Result<Vec<Value>, sqlx::Error> {
     let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "{SELECT} WHERE av.bot_id = $1 OR bv.bot_id = $1 ORDER BY m.id DESC LIMIT $2"
+        "{SELECT} WHERE m.id IN ({BOT_MATCH_IDS}) ORDER BY m.id DESC LIMIT $2"
     )))
     .bind(bot_id)
     .bind(limit)
@@ -123,20 +133,43 @@ async fn list(State(state): State<AppState>, Query(filter): Query<Filter>) -> Ap
             .ok_or_else(|| ApiError::not_found(format!("bot {name:?}")))?,
         None => 0,
     };
-    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "{SELECT} WHERE ($1 = '' OR m.ladder = $1) AND ($2 = '' OR m.status = $2) \
-           AND ($3 = 0 OR av.bot_id = $3 OR bv.bot_id = $3) AND ($4 = 0 OR m.id < $4) \
-         ORDER BY m.id DESC LIMIT $5"
-    )))
-    .bind(ladder)
-    .bind(status)
-    .bind(bot_id)
-    .bind(filter.before.unwrap_or(0))
-    .bind(limit)
-    .fetch_all(&state.core.db.pool)
-    .await?;
+    let rows = filtered(&state, &ladder, &status, bot_id, filter.before.unwrap_or(0), limit).await?;
     let matches: Vec<Value> = rows.iter().map(match_json).collect::<Result<_, _>>()?;
     Ok(Json(json!({"ok": true, "matches": matches})))
+}
+
+/// Matches newest first, filtered by ladder, status and bot (empty or 0 for
+/// any) and below id `before` (0 for none). Each filter given becomes a plain
+/// condition the planner can use an index for; the values are always bound.
+pub async fn filtered(
+    state: &AppState,
+    ladder: &str,
+    status: &str,
+    bot_id: i64,
+    before: i64,
+    limit: i64,
+) -> Result<Vec<sqlx::any::AnyRow>, sqlx::Error> {
+    let mut conditions = vec!["($1 = '' OR m.ladder = $1)"];
+    conditions.push(if status.is_empty() { "$2 = ''" } else { "m.status = $2" });
+    conditions.push(if bot_id != 0 {
+        "m.id IN (SELECT id FROM matches WHERE a_version IN (SELECT id FROM versions WHERE bot_id = $3) \
+         UNION SELECT id FROM matches WHERE b_version IN (SELECT id FROM versions WHERE bot_id = $3))"
+    } else {
+        "$3 = 0"
+    });
+    conditions.push("($4 = 0 OR m.id < $4)");
+    let sql = format!(
+        "{SELECT} WHERE {} ORDER BY m.id DESC LIMIT $5",
+        conditions.join(" AND ")
+    );
+    sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(ladder)
+        .bind(status)
+        .bind(bot_id)
+        .bind(before)
+        .bind(limit)
+        .fetch_all(&state.core.db.pool)
+        .await
 }
 
 async fn fetch(state: &AppState, id: i64) -> ApiResult<sqlx::any::AnyRow> {

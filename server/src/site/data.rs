@@ -25,9 +25,17 @@ pub async fn matches(
     tournament: i64,
     limit: i64,
 ) -> Result<Vec<Value>, sqlx::Error> {
+    // A filter that is given is a plain condition, so its index is used
+    // (`$2 = '' OR m.status = $2` scanned every match).
+    let status_condition = if status.is_empty() { "$2 = ''" } else { "m.status = $2" };
+    let tournament_condition = if tournament == 0 {
+        "$3 = 0"
+    } else {
+        "m.tournament_id = $3"
+    };
     let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "{SELECT} WHERE ($1 = '' OR m.ladder = $1) AND ($2 = '' OR m.status = $2) \
-           AND ($3 = 0 OR m.tournament_id = $3) ORDER BY m.id DESC LIMIT $4"
+        "{SELECT} WHERE ($1 = '' OR m.ladder = $1) AND {status_condition} AND {tournament_condition} \
+         ORDER BY m.id DESC LIMIT $4"
     )))
     .bind(ladder)
     .bind(status)
