@@ -119,6 +119,27 @@ impl RatingSystem {
     }
 }
 
+/// Gives `version` the starting rating on `ladder` unless it has one.
+pub async fn ensure_row(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    version: i64,
+    ladder: &str,
+) -> Result<(), sqlx::Error> {
+    let start = Rating::default();
+    sqlx::query(
+        "INSERT INTO ratings (version_id, ladder, rating, deviation, volatility) VALUES ($1, $2, $3, $4, $5) \
+         ON CONFLICT (version_id, ladder) DO NOTHING",
+    )
+    .bind(version)
+    .bind(ladder)
+    .bind(start.rating)
+    .bind(start.deviation)
+    .bind(start.volatility)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 pub use recompute::{Difference, recompute};
 
 mod recompute;

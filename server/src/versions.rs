@@ -8,7 +8,6 @@
 use crate::check::{Verdict, check};
 use crate::db::now_ms;
 use crate::events::Event;
-use crate::ratings::Rating;
 use crate::server::Core;
 use arbiter_games::Variant;
 use sqlx::{Any, Row, Transaction};
@@ -99,23 +98,12 @@ pub async fn activate(tx: &mut Transaction<'static, Any>, version_id: i64) -> Re
         .bind(now)
         .execute(&mut **tx)
         .await?;
-    let start = Rating::default();
     let ladders: Vec<String> = sqlx::query_scalar("SELECT ladder FROM version_ladders WHERE version_id = $1")
         .bind(version_id)
         .fetch_all(&mut **tx)
         .await?;
     for ladder in ladders {
-        sqlx::query(
-            "INSERT INTO ratings (version_id, ladder, rating, deviation, volatility) VALUES ($1, $2, $3, $4, $5) \
-             ON CONFLICT (version_id, ladder) DO NOTHING",
-        )
-        .bind(version_id)
-        .bind(ladder)
-        .bind(start.rating)
-        .bind(start.deviation)
-        .bind(start.volatility)
-        .execute(&mut **tx)
-        .await?;
+        crate::ratings::ensure_row(tx, version_id, &ladder).await?;
     }
     Ok(())
 }

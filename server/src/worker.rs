@@ -806,18 +806,7 @@ async fn lock_rating(
     version: i64,
     ladder: &str,
 ) -> Result<Rating, sqlx::Error> {
-    let start = Rating::default();
-    sqlx::query(
-        "INSERT INTO ratings (version_id, ladder, rating, deviation, volatility) VALUES ($1, $2, $3, $4, $5) \
-         ON CONFLICT (version_id, ladder) DO NOTHING",
-    )
-    .bind(version)
-    .bind(ladder)
-    .bind(start.rating)
-    .bind(start.deviation)
-    .bind(start.volatility)
-    .execute(&mut **tx)
-    .await?;
+    crate::ratings::ensure_row(tx, version, ladder).await?;
     let sql = match db.backend {
         Backend::Sqlite => "SELECT rating, deviation, volatility FROM ratings WHERE version_id = $1 AND ladder = $2",
         Backend::Postgres => {

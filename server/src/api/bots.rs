@@ -1,7 +1,7 @@
 //! Bots and versions: upload, list, inspect, retire.
 
 use crate::api::accounts::OptionalJsonBody;
-use crate::auth::{Caller, MaybeCaller, rate_limit};
+use crate::auth::{Caller, MaybeCaller, rate_limit, sent_csrf};
 use crate::blobs::sha256_hex;
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
@@ -121,8 +121,7 @@ async fn upload(
         )));
     }
     let upload = read_upload(form, limit).await?;
-    let sent = csrf_header(&headers).or(upload.csrf);
-    caller.check_csrf(sent.as_deref())?;
+    caller.check_csrf(sent_csrf(&headers, upload.csrf.as_deref()))?;
     let name = upload
         .name
         .ok_or_else(|| ApiError::BadRequest("the form needs a `name` field".into()))?;
@@ -354,13 +353,6 @@ struct CsrfBody {
     csrf: Option<String>,
 }
 
-fn csrf_header(headers: &axum::http::HeaderMap) -> Option<String> {
-    headers
-        .get("x-csrf-token")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
-}
-
 /// `POST /api/bots/{name}/retire`: the owner takes the bot out of
 /// matchmaking (its history stays).
 async fn retire(
@@ -370,8 +362,7 @@ async fn retire(
     headers: axum::http::HeaderMap,
     OptionalJsonBody(body): OptionalJsonBody<CsrfBody>,
 ) -> ApiResult<Json<Value>> {
-    let sent = csrf_header(&headers).or(body.csrf);
-    caller.check_csrf(sent.as_deref())?;
+    caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
     let mut tx = state.core.db.begin_write().await?;
     let (bot_id, owner) = versions::find_bot(&mut tx, &name)
         .await?

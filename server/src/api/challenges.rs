@@ -2,7 +2,7 @@
 //! and any other bot on a ladder both play; it jumps the queue.
 
 use crate::api::accounts::JsonBody;
-use crate::auth::{Caller, rate_limit};
+use crate::auth::{Caller, rate_limit, sent_csrf};
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
 use axum::extract::State;
@@ -75,12 +75,7 @@ async fn create(
     headers: HeaderMap,
     JsonBody(body): JsonBody<Challenge>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    let sent = headers
-        .get("x-csrf-token")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
-        .or(body.csrf.clone());
-    caller.check_csrf(sent.as_deref())?;
+    caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
     let ladder = crate::ladders::name(crate::ladders::parse(&body.ladder)?);
     let owner: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name_key = $1")
         .bind(body.bot.to_lowercase())

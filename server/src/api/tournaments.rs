@@ -2,7 +2,7 @@
 
 use crate::api::accounts::JsonBody;
 use crate::api::challenges::{active_version, random_seed};
-use crate::auth::{Caller, rate_limit};
+use crate::auth::{Caller, rate_limit, sent_csrf};
 use crate::db::now_ms;
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
@@ -47,12 +47,7 @@ async fn create(
     headers: HeaderMap,
     JsonBody(body): JsonBody<NewTournament>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    let sent = headers
-        .get("x-csrf-token")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
-        .or(body.csrf.clone());
-    caller.check_csrf(sent.as_deref())?;
+    caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
     let name = body.name.trim();
     if name.is_empty() || name.chars().count() > 80 {
         return Err(ApiError::BadRequest("a tournament name has 1 to 80 characters".into()));
