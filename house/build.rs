@@ -19,7 +19,7 @@ fn main() {
         .parent()
         .expect("house/ sits in the workspace")
         .to_path_buf();
-    for watched in ["bots", "sdk", "games/src", "Cargo.lock"] {
+    for watched in ["bots", "sdk", "games/src", "Cargo.lock", "Cargo.toml"] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
     let bins = bot_names(&root.join("bots/src/bin"));
