@@ -23,6 +23,7 @@ pub mod auth;
 pub mod blobs;
 pub mod bots;
 pub mod check;
+pub mod crosstable;
 pub mod db;
 pub mod error;
 pub mod events;

@@ -142,51 +142,20 @@ async fn detail(State(state): State<AppState>, Path(id): Path<String>) -> ApiRes
         .fetch_optional(pool)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("tournament {id}")))?;
-    let entries = sqlx::query(
-        "SELECT e.version_id, b.name, v.number FROM tournament_entries e JOIN versions v ON v.id = e.version_id \
-         JOIN bots b ON b.id = v.bot_id WHERE e.tournament_id = $1 ORDER BY b.name_key",
-    )
-    .bind(id)
-    .fetch_all(pool)
-    .await?;
-    let mut names = BTreeMap::new();
-    for row in &entries {
-        names.insert(row.try_get::<i64, _>(0)?, row.try_get::<String, _>(1)?);
+    let table = crate::crosstable::crosstable(pool, id).await?;
+    let mut cross: BTreeMap<&str, BTreeMap<&str, f64>> = BTreeMap::new();
+    for ((a, b), points) in &table.cross {
+        cross.entry(a.as_str()).or_default().insert(b.as_str(), *points);
     }
-    let matches = sqlx::query("SELECT a_version, b_version, status, winner FROM matches WHERE tournament_id = $1")
-        .bind(id)
-        .fetch_all(pool)
-        .await?;
-    let mut cross: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
-    let mut points: BTreeMap<String, f64> = names.values().map(|n| (n.clone(), 0.0)).collect();
-    let (mut finished, mut total) = (0, 0);
-    for row in &matches {
-        total += 1;
-        if row.try_get::<String, _>(2)? != "finished" {
-            continue;
-        }
-        finished += 1;
-        let a = names.get(&row.try_get::<i64, _>(0)?).cloned().unwrap_or_default();
-        let b = names.get(&row.try_get::<i64, _>(1)?).cloned().unwrap_or_default();
-        let (pa, pb) = match row.try_get::<Option<i64>, _>(3)? {
-            Some(0) => (1.0, 0.0),
-            Some(_) => (0.0, 1.0),
-            None => (0.5, 0.5),
-        };
-        *cross.entry(a.clone()).or_default().entry(b.clone()).or_default() += pa;
-        *cross.entry(b.clone()).or_default().entry(a.clone()).or_default() += pb;
-        *points.entry(a).or_default() += pa;
-        *points.entry(b).or_default() += pb;
-    }
-    let mut standings: Vec<(String, f64)> = points.into_iter().collect();
-    standings.sort_by(|x, y| y.1.total_cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
+    let standings = table.standings();
+    let (total, finished) = (table.matches, table.finished);
     Ok(Json(json!({
         "ok": true,
         "tournament": {
             "id": id, "name": header.try_get::<String, _>(0)?, "ladder": header.try_get::<String, _>(1)?,
             "matches_per_pair": header.try_get::<i64, _>(2)?, "matches": total, "finished": finished,
         },
-        "standings": standings.iter().map(|(bot, points)| json!({"bot": bot, "points": points})).collect::<Vec<_>>(),
+        "standings": standings.iter().map(|(bot, points, played)| json!({"bot": bot, "points": points, "matches": played})).collect::<Vec<_>>(),
         "crosstable": cross,
     })))
 }

@@ -8,7 +8,6 @@ use crate::server::AppState;
 use askama::Template;
 use axum::extract::{Path, State};
 use sqlx::Row;
-use std::collections::BTreeMap;
 
 /// A tournament in the list.
 struct TournamentRow {
@@ -116,49 +115,9 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
     .fetch_optional(pool)
     .await?
     .ok_or_else(|| SiteError::not_found(format!("tournament {id}")))?;
-    let entries = sqlx::query(
-        "SELECT e.version_id, b.name FROM tournament_entries e JOIN versions v ON v.id = e.version_id \
-         JOIN bots b ON b.id = v.bot_id WHERE e.tournament_id = $1 ORDER BY b.name_key",
-    )
-    .bind(id)
-    .fetch_all(pool)
-    .await?;
-    let mut names: BTreeMap<i64, String> = BTreeMap::new();
-    for row in &entries {
-        names.insert(row.try_get(0)?, row.try_get(1)?);
-    }
-    let played = sqlx::query("SELECT a_version, b_version, status, winner FROM matches WHERE tournament_id = $1")
-        .bind(id)
-        .fetch_all(pool)
-        .await?;
-    let mut cross: BTreeMap<(String, String), f64> = BTreeMap::new();
-    let mut totals: BTreeMap<String, (f64, i64)> = names.values().map(|n| (n.clone(), (0.0, 0))).collect();
-    let mut finished = 0;
-    for row in &played {
-        if row.try_get::<String, _>(2)? != "finished" {
-            continue;
-        }
-        finished += 1;
-        let a = names.get(&row.try_get::<i64, _>(0)?).cloned().unwrap_or_default();
-        let b = names.get(&row.try_get::<i64, _>(1)?).cloned().unwrap_or_default();
-        let (pa, pb) = match row.try_get::<Option<i64>, _>(3)? {
-            Some(0) => (1.0, 0.0),
-            Some(_) => (0.0, 1.0),
-            None => (0.5, 0.5),
-        };
-        *cross.entry((a.clone(), b.clone())).or_default() += pa;
-        *cross.entry((b.clone(), a.clone())).or_default() += pb;
-        for (bot, p) in [(a, pa), (b, pb)] {
-            let total = totals.entry(bot).or_default();
-            total.0 += p;
-            total.1 += 1;
-        }
-    }
-    let mut standings: Vec<(String, f64, i64)> = totals.into_iter().map(|(bot, (p, n))| (bot, p, n)).collect();
-    standings.sort_by(|x, y| {
-        y.1.total_cmp(&x.1)
-            .then_with(|| x.0.to_lowercase().cmp(&y.0.to_lowercase()))
-    });
+    let table = crate::crosstable::crosstable(pool, id).await?;
+    let (cross, finished) = (&table.cross, table.finished);
+    let standings = table.standings();
     let columns: Vec<String> = standings.iter().map(|s| s.0.clone()).collect();
     let rows = standings
         .iter()
@@ -195,7 +154,7 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         ladder,
         matches_per_pair: header.try_get(2)?,
         owner: header.try_get(3)?,
-        total: played.len(),
+        total: table.matches,
         finished,
         columns,
         rows,
