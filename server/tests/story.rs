@@ -108,7 +108,9 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
             .cloned()
             .expect("ann-greedy is on the leaderboard");
         assert!(row["matches"].as_i64() >= Some(1), "{row}");
-        assert_ne!(row["rating"].as_f64(), Some(1500.0), "{row}");
+        // The rating moved: its deviation always shrinks after a match (the
+        // rating itself may stay at 1500 after a draw between equals).
+        assert!(row["deviation"].as_f64().is_some_and(|rd| rd < 350.0), "{row}");
         assert_eq!(row["provisional"], true);
 
         // Download the replay and re-run it with the same modules: same bytes.
