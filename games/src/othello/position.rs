@@ -134,6 +134,11 @@ impl Geometry {
     /// Squares where `own` may place a disc that flips some of `opp`.
     #[inline]
     fn moves(&self, own: u128, opp: u128) -> u128 {
+        if self.size == 8 {
+            // 8×8 boards fit a u64, whose shifts are single instructions
+            // everywhere (u128 shifts are helper calls on wasm32).
+            return u128::from(eight::moves(own as u64, opp as u64));
+        }
         let empty = self.playable & !(own | opp);
         let steps = self.size - 3;
         let mut moves = 0;
@@ -150,6 +155,9 @@ impl Geometry {
     /// Discs of `opp` flipped by `own` placing on `square`.
     #[inline]
     fn flips(&self, own: u128, opp: u128, square: Square) -> u128 {
+        if self.size == 8 {
+            return u128::from(eight::flips(own as u64, opp as u64, square));
+        }
         let start = 1u128 << square;
         let mut flips = 0;
         for dir in 0..8 {
@@ -158,6 +166,63 @@ impl Geometry {
             while cursor & opp != 0 {
                 line |= cursor;
                 cursor = self.shift(cursor, dir);
+            }
+            if cursor & own != 0 {
+                flips |= line;
+            }
+        }
+        flips
+    }
+}
+
+/// The 8×8 board on u64 bitboards: the same shifts and masks as
+/// [`Geometry`] for size 8 (no 8×8 mode blocks a square).
+mod eight {
+    use super::Square;
+
+    const NOT_FIRST_COL: u64 = 0xfefe_fefe_fefe_fefe;
+    const NOT_LAST_COL: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+
+    #[inline(always)]
+    fn shift(bits: u64, dir: usize) -> u64 {
+        match dir {
+            0 => (bits << 1) & NOT_FIRST_COL,
+            1 => (bits >> 1) & NOT_LAST_COL,
+            2 => bits << 8,
+            3 => bits >> 8,
+            4 => (bits << 9) & NOT_FIRST_COL,
+            5 => (bits << 7) & NOT_LAST_COL,
+            6 => (bits >> 7) & NOT_FIRST_COL,
+            _ => (bits >> 9) & NOT_LAST_COL,
+        }
+    }
+
+    /// Squares where `own` may place a disc that flips some of `opp`.
+    #[inline]
+    pub(super) fn moves(own: u64, opp: u64) -> u64 {
+        let empty = !(own | opp);
+        let mut moves = 0;
+        for dir in 0..8 {
+            let mut line = shift(own, dir) & opp;
+            for _ in 0..5 {
+                line |= shift(line, dir) & opp;
+            }
+            moves |= shift(line, dir) & empty;
+        }
+        moves
+    }
+
+    /// Discs of `opp` flipped by `own` placing on `square`.
+    #[inline]
+    pub(super) fn flips(own: u64, opp: u64, square: Square) -> u64 {
+        let start = 1u64 << square;
+        let mut flips = 0;
+        for dir in 0..8 {
+            let mut line = 0;
+            let mut cursor = shift(start, dir);
+            while cursor & opp != 0 {
+                line |= cursor;
+                cursor = shift(cursor, dir);
             }
             if cursor & own != 0 {
                 flips |= line;
