@@ -14,9 +14,9 @@ use sqlx::{Any, Row, Transaction};
 use std::time::Duration;
 use tokio::sync::watch;
 
-/// The bot called `name` owned by `owner`, created if there is none.
-/// Returns `Err(RowNotFound)`-free: a name owned by someone else gives
-/// `Ok(None)` through [`find_bot`]; this one is for trusted callers.
+/// The id of the bot called `name` (case-insensitively), created for
+/// `owner` if there is none. It does not check who owns an existing bot:
+/// callers that must, look it up with [`find_bot`] first.
 pub async fn ensure_bot(tx: &mut Transaction<'static, Any>, owner: i64, name: &str) -> Result<i64, sqlx::Error> {
     let key = name.to_lowercase();
     if let Some(id) = sqlx::query_scalar::<_, i64>("SELECT id FROM bots WHERE name_key = $1")

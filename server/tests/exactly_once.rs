@@ -7,6 +7,8 @@
 //! Each scenario runs on SQLite, and on PostgreSQL when `TEST_PG_URL` is set
 //! (CI sets it; each run gets a database of its own, dropped afterwards).
 
+mod support;
+
 use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
 use arbiter_server::blobs::Blobs;
 use arbiter_server::db::{Backend, Db};
@@ -20,6 +22,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use support::PgDatabase;
 use tokio::sync::watch;
 
 const ARBITER: &str = env!("CARGO_BIN_EXE_arbiter");
@@ -146,64 +149,6 @@ impl Ladder {
             }
         }
         out
-    }
-}
-
-/// A database of its own on the `TEST_PG_URL` server, dropped afterwards.
-struct PgDatabase {
-    admin_url: String,
-    name: String,
-    url: String,
-}
-
-impl PgDatabase {
-    async fn create() -> PgDatabase {
-        use sqlx::Connection;
-        let admin_url = pg_url().expect("TEST_PG_URL");
-        let mut bytes = [0u8; 6];
-        getrandom::fill(&mut bytes).expect("randomness");
-        let name = format!(
-            "arbiter_once_{}",
-            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        );
-        let mut admin = sqlx::PgConnection::connect(&admin_url)
-            .await
-            .expect("connect to TEST_PG_URL");
-        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .execute(&mut admin)
-            .await
-            .expect("create database");
-        let _ = admin.close().await;
-        let (base, query) = admin_url
-            .split_once('?')
-            .map_or((admin_url.as_str(), None), |(b, q)| (b, Some(q)));
-        let start = base.find("://").map_or(0, |i| i + 3);
-        let end = base[start..].find('/').map_or(base.len(), |i| start + i);
-        let mut url = format!("{}/{name}", &base[..end]);
-        if let Some(query) = query {
-            url = format!("{url}?{query}");
-        }
-        PgDatabase { admin_url, name, url }
-    }
-}
-
-impl Drop for PgDatabase {
-    fn drop(&mut self) {
-        let (admin_url, name) = (self.admin_url.clone(), self.name.clone());
-        let _ = std::thread::spawn(move || {
-            use sqlx::Connection;
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .ok()?;
-            runtime.block_on(async {
-                let mut admin = sqlx::PgConnection::connect(&admin_url).await.ok()?;
-                let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-                sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut admin).await.ok()?;
-                admin.close().await.ok()
-            })
-        })
-        .join();
     }
 }
 

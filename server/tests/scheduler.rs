@@ -1,11 +1,14 @@
 //! Matchmaking: the pure choice ([`pick_pairs`]) on plain candidates, and
 //! one pass of the real scheduler over a seeded SQLite database.
 
+mod support;
+
 use arbiter_server::db::Db;
 use arbiter_server::scheduler::{
     Candidate, PLACEMENT_MATCHES, Pairing, SchedulerConfig, Served, pick_pairs, schedule_fairly, schedule_once,
 };
 use std::collections::HashSet;
+use support::PgDatabase;
 
 const NOW: i64 = 1_800_000_000_000;
 
@@ -181,42 +184,20 @@ fn the_same_candidates_give_the_same_pairs() {
 struct TestDb {
     dir: tempfile::TempDir,
     core: arbiter_server::server::Core,
-    pg: Option<(String, String)>,
+    pg: Option<PgDatabase>,
 }
 
 impl TestDb {
     async fn open(postgres: bool) -> TestDb {
-        use sqlx::Connection;
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut pg = None;
-        let url = if postgres {
-            let admin_url = std::env::var("TEST_PG_URL").expect("TEST_PG_URL");
-            let mut bytes = [0u8; 6];
-            getrandom::fill(&mut bytes).expect("randomness");
-            let name = format!(
-                "arbiter_sched_{}",
-                bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
-            );
-            let mut admin = sqlx::PgConnection::connect(&admin_url).await.expect("TEST_PG_URL");
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-                .execute(&mut admin)
-                .await
-                .expect("create database");
-            let _ = admin.close().await;
-            let base = admin_url.split_once('?').map_or(admin_url.as_str(), |(base, _)| base);
-            let cut = base
-                .rfind('/')
-                .filter(|&i| i > base.find("://").map_or(0, |j| j + 2))
-                .unwrap_or(base.len());
-            let url = format!("{}/{name}", &base[..cut]);
-            pg = Some((admin_url, name));
-            Some(url)
+        let pg = if postgres {
+            Some(PgDatabase::create().await)
         } else {
             None
         };
         let core = arbiter_server::server::Core::open(
             dir.path(),
-            url.as_deref(),
+            pg.as_ref().map(|pg| pg.url.as_str()),
             arbiter_server::ratings::RatingSystem::Glicko2,
         )
         .await
@@ -226,14 +207,9 @@ impl TestDb {
     }
 
     async fn close(self) {
-        use sqlx::Connection;
+        // Close the pool before the database is dropped with `pg`.
         self.core.db.pool.close().await;
-        if let Some((admin_url, name)) = self.pg {
-            let mut admin = sqlx::PgConnection::connect(&admin_url).await.expect("TEST_PG_URL");
-            let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-            let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut admin).await;
-            let _ = admin.close().await;
-        }
+        drop(self.pg);
     }
 }
 

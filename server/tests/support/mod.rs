@@ -348,14 +348,17 @@ fn collect_lines(
 }
 
 /// A database of its own on the `TEST_PG_URL` server, dropped with it.
-struct PgDatabase {
+pub struct PgDatabase {
     admin_url: String,
     name: String,
-    url: String,
+    /// Its connection URL.
+    pub url: String,
 }
 
 impl PgDatabase {
-    async fn create() -> PgDatabase {
+    /// Creates a fresh database on the `TEST_PG_URL` server (panics without
+    /// one).
+    pub async fn create() -> PgDatabase {
         use sqlx::Connection;
         let admin_url = std::env::var(TEST_PG_URL).expect("Backend::Postgres needs TEST_PG_URL");
         let mut bytes = [0u8; 8];
