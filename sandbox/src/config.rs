@@ -85,7 +85,11 @@ pub struct SandboxConfig {
     /// [`Self::backstop_grace`].
     ///
     /// Default 50. It stops a bot that stalls the host in a way fuel does not
-    /// see; such a stop is a crash and makes a match irreproducible. It sits
+    /// see; such a stop is a crash and makes a match irreproducible. The
+    /// clock is read whenever the bot's fuel chunk
+    /// ([`Self::timeout_granularity_fuel`]) is used up, so compiled code
+    /// carries no extra check for it: every instruction costs fuel, and bulk
+    /// memory and table instructions cost fuel by their length. It sits
     /// far above the fuel clock because fuel is not time: a tight loop
     /// burns about 0.5–1.5 million fuel per real millisecond here (fuel
     /// checks cost more than the loop), 7–20 times below
@@ -96,11 +100,6 @@ pub struct SandboxConfig {
     ///
     /// Default 1 s, so small budgets are not hit by scheduling noise.
     pub backstop_grace: Duration,
-    /// How often the backstop looks at the clock.
-    ///
-    /// Default 10 ms. A running bot is checked at most this often; smaller
-    /// is more precise and wakes the host more often.
-    pub epoch_tick: Duration,
     /// Wall-clock limit for compiling one module in the child process.
     ///
     /// Default 30 s. Crafted modules can make an optimising compiler run for
@@ -152,7 +151,6 @@ impl Default for SandboxConfig {
             host_byte_fuel: 1,
             backstop_factor: 50,
             backstop_grace: Duration::from_secs(1),
-            epoch_tick: Duration::from_millis(10),
             compile_timeout: Duration::from_secs(30),
             compile_memory_bytes: 2 * 1024 * MIB as u64,
             cache_dir: None,
@@ -239,7 +237,6 @@ impl CodegenSettings {
 pub(crate) fn engine_config(s: CodegenSettings) -> wasmtime::Config {
     let mut c = wasmtime::Config::new();
     c.consume_fuel(true)
-        .epoch_interruption(true)
         .cranelift_nan_canonicalization(true)
         .wasm_relaxed_simd(false)
         .relaxed_simd_deterministic(true)
@@ -251,5 +248,27 @@ pub(crate) fn engine_config(s: CodegenSettings) -> wasmtime::Config {
         // room beyond the wasm stack limit.
         .async_stack_size(s.max_wasm_stack + MIB)
         .cranelift_opt_level(wasmtime::OptLevel::Speed);
+    c.operator_cost(operator_cost());
     c
+}
+
+/// Fuel per WebAssembly operator: wasmtime's flat costs (one per operator,
+/// none for `nop`, `drop` and structured control flow), plus one per byte or
+/// element for the bulk memory and table instructions, so that no
+/// instruction does work in proportion to an operand without burning fuel in
+/// proportion too. This is what lets the backstop read the clock only
+/// between fuel chunks (`sandbox/tests/all/hostile.rs` has a bot for each).
+/// `memory.grow` stays flat: growth is bounded by the memory limit.
+fn operator_cost() -> wasmtime::OperatorCost {
+    let mut cost = wasmtime::OperatorCost::new();
+    let v = &mut cost.variable;
+    v.memory_copy_per_byte = 1;
+    v.memory_fill_per_byte = 1;
+    v.memory_init_per_byte = 1;
+    v.memory_grow_per_page = 0;
+    v.table_copy_per_element = 1;
+    v.table_fill_per_element = 1;
+    v.table_init_per_element = 1;
+    v.table_grow_per_element = 1;
+    cost
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use wasmtime::{Store, Trap, UpdateDeadline};
+use wasmtime::{Store, Trap};
 
 use crate::error::{CrashReason, FaultKind, SandboxError, TrapKind, TurnFault};
 use crate::io::{Event, FUEL_TANK, Io, Params, lock};
@@ -97,18 +97,6 @@ impl BotInstance {
         store.limiter(|h| &mut h.limiter);
         store.fuel_async_yield_interval(Some(p.granularity)).map_err(wt)?;
         store.set_fuel(FUEL_TANK).map_err(wt)?;
-        store.epoch_deadline_callback(|ctx| {
-            let g = lock(&ctx.data().io);
-            if Instant::now() >= g.backstop {
-                let ms = g.backstop_ms;
-                drop(g);
-                return Err(wasmtime::Error::new(Abort(FaultKind::Crash(CrashReason::Backstop {
-                    ms,
-                }))));
-            }
-            Ok(UpdateDeadline::Continue(1))
-        });
-        store.set_epoch_deadline(1);
         lock(&self.io).reset_sync(p.granularity);
 
         let instance = block_on(self.module.inner.pre.instantiate_async(&mut store))
@@ -193,7 +181,22 @@ impl BotInstance {
                             });
                         }
                         None => {
-                            // A chunk of fuel is used up.
+                            // A chunk of fuel is used up: the one place the
+                            // wall clock is read while the bot computes.
+                            if Instant::now() >= g.backstop {
+                                let ms = g.backstop_ms;
+                                // Charge what is known of the chunks since the
+                                // last sync; the store is not reachable here.
+                                let estimate = g.turn_estimate();
+                                let unsynced = estimate.saturating_sub(g.turn_used);
+                                g.total_used = g.total_used.saturating_add(unsynced);
+                                g.turn_used = estimate;
+                                g.reset_sync(self.params.granularity);
+                                drop(g);
+                                // The store is stuck mid-computation: drop it.
+                                self.run = None;
+                                return Err(self.fault(FaultKind::Crash(CrashReason::Backstop { ms })));
+                            }
                             g.yields += 1;
                             if g.turn_estimate() >= budget {
                                 let post_sync = budget.saturating_sub(g.turn_used);

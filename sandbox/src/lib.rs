@@ -37,7 +37,9 @@
 //!   (fuel is counted, not timed; clocks are virtual; randomness is seeded;
 //!   NaNs are canonical; relaxed SIMD and threads are off). The one
 //!   exception is the wall-clock backstop, which only fires on bots that
-//!   stall the host and is reported as such.
+//!   stall the host and is reported as such. The backstop reads the clock
+//!   between fuel chunks, outside the bot's code: reading it never changes
+//!   what the bot computes.
 //! - A turn is synchronous for the caller, costs about ten microseconds of
 //!   overhead, and never computes on another bot's time: a bot runs only
 //!   inside its own `turn`.
@@ -155,8 +157,7 @@ pub struct BotEnv {
 
 impl Sandbox {
     /// Builds the engine (with a pooling allocator of
-    /// [`SandboxConfig::instance_slots`]), the WASI host and the caches, and
-    /// starts the backstop's clock thread.
+    /// [`SandboxConfig::instance_slots`]), the WASI host and the caches.
     pub fn new(config: SandboxConfig) -> Result<Sandbox, SandboxError> {
         if config.fuel_per_ms == 0 || config.timeout_granularity_fuel == 0 {
             return Err(SandboxError::Config(
@@ -203,24 +204,6 @@ impl Sandbox {
                 (tmp.path().to_path_buf(), Some(tmp))
             }
         };
-
-        let weak = engine.weak();
-        let tick = config.epoch_tick;
-        std::thread::Builder::new()
-            .name("arbiter-epoch".into())
-            .spawn(move || {
-                loop {
-                    std::thread::sleep(tick);
-                    match weak.upgrade() {
-                        Some(engine) => engine.increment_epoch(),
-                        None => break,
-                    }
-                }
-            })
-            .map_err(|source| SandboxError::Io {
-                context: "cannot start the epoch thread".into(),
-                source,
-            })?;
 
         let compat = compile::engine_compat_hex(&engine);
         Ok(Sandbox {

@@ -321,11 +321,12 @@ fn results_do_not_depend_on_real_time() {
         ..config()
     })
     .expect("sandbox");
-    // The backstop's clock ticks every 20 µs: many more interruptions of the
-    // running bots (each is a check of the wall clock).
+    // The driver takes control back every 10 000 fuel instead of every
+    // million: a hundred times more pauses of the running bots, each with a
+    // read of the wall clock for the backstop.
     let jittery = Sandbox::new(SandboxConfig {
         fuel_per_ms: ODD_FUEL_PER_MS,
-        epoch_tick: Duration::from_micros(20),
+        timeout_granularity_fuel: 10_000,
         ..config()
     })
     .expect("sandbox");

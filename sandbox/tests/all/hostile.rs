@@ -75,6 +75,34 @@ fn table_bomb_grow_fails_then_trap_is_a_memory_crash() {
     assert_host_fine();
 }
 
+/// 16 MiB filled and 8 MiB copied per round. Fuel is charged per byte, so
+/// the budget runs out after two rounds. Were a bulk instruction one
+/// instruction's worth of fuel, only the wall-clock backstop (a crash, over a
+/// second away) would stop this bot.
+#[test]
+fn bulk_memory_is_charged_by_length() {
+    let start = "(drop (memory.grow (i32.const 256)))
+        (loop $l
+          (memory.fill (i32.const 0) (i32.const 7) (i32.const 16777216))
+          (memory.copy (i32.const 0) (i32.const 8388608) (i32.const 8388608))
+          (br $l))";
+    assert_eq!(fault_of(start, ""), (FaultKind::Timeout, FUEL));
+    assert_host_fine();
+}
+
+/// The same for tables: 60 000 elements filled and 30 000 copied per round,
+/// charged per element.
+#[test]
+fn bulk_table_instructions_are_charged_by_length() {
+    let start = "(drop (table.grow $t (ref.null func) (i32.const 60000)))
+        (loop $l
+          (table.fill $t (i32.const 0) (ref.null func) (i32.const 60000))
+          (table.copy $t $t (i32.const 0) (i32.const 30000) (i32.const 30000))
+          (br $l))";
+    assert_eq!(fault_of(start, "(table $t 1 funcref)"), (FaultKind::Timeout, FUEL));
+    assert_host_fine();
+}
+
 #[test]
 fn deep_recursion_is_a_stack_overflow() {
     let extra = "(func $rec (param i32) (result i32)
