@@ -17,6 +17,9 @@
 //! participants in that form, and for the sandbox (c) instantiating a loaded
 //! module and loading a cached one. It prints a table, ratios against the
 //! in-process baseline of the same run, and whether each target is met.
+//! (d) repeats the per-turn comparison for three bots whose turns do
+//! different work (parsing only, parsing and a little play, a search), since
+//! the sandbox's relative cost depends on it.
 //!
 //! Run with `cargo bench -p arbiter-server --bench players` (30 to 60 s after
 //! the build); add `-- sandboxed` (any words) to measure only the forms whose
@@ -76,7 +79,7 @@ fn main() {
     let forms = [
         Form {
             name: IN_PROCESS,
-            entrant: in_process(),
+            entrant: in_process(BOT),
             turn_games: Runs::new(3, 2000, Duration::from_secs(3)),
             matches: Runs::new(3, 1000, Duration::from_secs(4)),
         },
@@ -100,7 +103,7 @@ fn main() {
         },
     ];
 
-    let game = record_game(variant);
+    let game = record_game(variant, BOT);
     let sizes = game.iter().map(|turn| turn.request.len());
     let (shortest, longest) = (sizes.clone().min().unwrap_or(0), sizes.max().unwrap_or(0));
     println!(
@@ -134,12 +137,78 @@ fn main() {
     });
 
     report(&results, cache.as_ref(), first_load, house.wasm.len());
+    if selected(SANDBOXED) {
+        let started = Instant::now();
+        let workloads = measure_workloads(&sandbox, variant);
+        eprintln!("measured the workloads in {:.1} s", started.elapsed().as_secs_f64());
+        report_workloads(&workloads);
+    }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     if let (Some(before), Some(after)) = (load_before, load_average()) {
         println!();
         println!("load average {before} before, {after} after, on {cores} cores");
         if before.max(after) > cores as f64 {
             println!("  the machine was busy: wall-clock figures are noisy, compare within one run only");
+        }
+    }
+}
+
+/// Bots whose turns are mostly request parsing, parsing plus a little play,
+/// and a search: how the sandbox's cost depends on what a turn does.
+const WORKLOADS: [(&str, &str); 3] = [
+    ("othello-random", "parses the request, picks a legal move"),
+    ("othello-greedy", "parses, tries every legal move (the bot above)"),
+    ("othello-ab-weak", "parses, searches two plies"),
+];
+
+/// (d): one workload's per-turn round trips, in-process and sandboxed.
+struct Workload {
+    bot: &'static str,
+    what: &'static str,
+    in_process: TurnStats,
+    sandboxed: TurnStats,
+}
+
+fn measure_workloads(sandbox: &Sandbox, variant: Variant) -> Vec<Workload> {
+    let runs = Runs::new(3, 1000, Duration::from_secs(2));
+    WORKLOADS
+        .iter()
+        .map(|&(bot, what)| {
+            let house = arbiter_house::find(bot).expect("a house bot");
+            let module = sandbox.load(house.wasm).expect("the house module loads");
+            let game = record_game(variant, bot);
+            let wasm = WasmBot::new(sandbox.clone(), module, format!("house:{bot}"));
+            Workload {
+                bot,
+                what,
+                in_process: measure_turns(&*in_process(bot), &game, runs),
+                sandboxed: measure_turns(&wasm, &game, runs),
+            }
+        })
+        .collect()
+}
+
+fn report_workloads(workloads: &[Workload]) {
+    println!();
+    println!("(d) the same per-turn round trip (`turn`, as in (a)) for bots doing different work per turn");
+    println!(
+        "{:<17} {:<48} {:>9} {:>9} {:>8} {:>11}",
+        "bot", "a turn", "in-proc µs", "sandbox µs", "ratio", "fuel/turn"
+    );
+    for w in workloads {
+        println!(
+            "{:<17} {:<48} {:>10.1} {:>10.1} {:>7.2}× {:>11.0}",
+            w.bot,
+            w.what,
+            w.in_process.amortised_us,
+            w.sandboxed.amortised_us,
+            w.sandboxed.amortised_us / w.in_process.amortised_us,
+            w.sandboxed.fuel_per_turn.unwrap_or(0.0),
+        );
+        for (form, stats) in [("in-process", &w.in_process), ("sandboxed", &w.sandboxed)] {
+            if let Some(fault) = &stats.fault {
+                println!("  ! {} {form}: {fault}", w.bot);
+            }
         }
     }
 }
@@ -194,14 +263,14 @@ impl Runs {
 
 /// The house bot as an in-process reply function, seeded from the match
 /// (what `arbiter play builtin:othello-greedy` runs).
-fn in_process() -> Arc<dyn Entrant> {
+fn in_process(bot: &'static str) -> Arc<dyn Entrant> {
     assert!(
-        arbiter_bots::answerer(BOT, Rng::seeded(0)).is_some(),
-        "othello-greedy has an answerer"
+        arbiter_bots::answerer(bot, Rng::seeded(0)).is_some(),
+        "{bot} has an answerer"
     );
-    Arc::new(InProcess::new(format!("builtin:{BOT}"), |setup: &GameSetup| {
+    Arc::new(InProcess::new(format!("builtin:{bot}"), move |setup: &GameSetup| {
         let rng = Rng::seeded(bot_seed(setup.seed, setup.game_index, setup.side));
-        arbiter_bots::answerer(BOT, rng).unwrap_or_else(|| Box::new(|_: &str| String::new()))
+        arbiter_bots::answerer(bot, rng).unwrap_or_else(|| Box::new(|_: &str| String::new()))
     }))
 }
 
@@ -230,15 +299,15 @@ struct Turn {
     legal: Vec<i32>,
 }
 
-/// The requests of leg 0 of a real match between in-process greedy bots, in
+/// The requests of leg 0 of a real match between two in-process `bot`s, in
 /// the order they were made.
-fn record_game(variant: Variant) -> Vec<Turn> {
+fn record_game(variant: Variant, bot: &'static str) -> Vec<Turn> {
     let log: Arc<Mutex<Vec<(u8, String)>>> = Arc::default();
     let recorder = {
         let log = Arc::clone(&log);
         InProcess::new("recorder", move |setup: &GameSetup| {
             let rng = Rng::seeded(bot_seed(setup.seed, setup.game_index, setup.side));
-            let mut answer = arbiter_bots::answerer(BOT, rng).expect("othello-greedy has an answerer");
+            let mut answer = arbiter_bots::answerer(bot, rng).expect("a house bot has an answerer");
             let (log, side, leg) = (Arc::clone(&log), setup.side, setup.game_index);
             Box::new(move |request: &str| {
                 if leg == 0 {
