@@ -349,3 +349,44 @@ fn clocks_are_virtual_and_deterministic() {
     // Only host calls advanced the clock: a few microseconds, not real time.
     assert!(times[0].0 > origin && times[2].1 - origin < 1_000_000, "{times:?}");
 }
+
+/// A bot that, on a request starting with `w`, fills 2 MB of memory (the
+/// region where a Rust bot's stack, data and heap live) and a table slot,
+/// then answers `1` if any of it is set, else `0`.
+const LEFTOVERS: &str = "(local $at i32) (local $seen i64)
+    (drop (memory.grow (i32.const 32)))
+    (loop $turn
+      (drop (call $read))
+      (if (i32.eq (i32.load8_u (i32.const 1024)) (i32.const 119))
+        (then
+          (memory.fill (i32.const 65536) (i32.const 171) (i32.const 2097152))
+          (table.set $t (i32.const 0) (ref.func $mark))))
+      (local.set $seen (i64.extend_i32_u (i32.eqz (ref.is_null (table.get $t (i32.const 0))))))
+      (local.set $at (i32.const 65536))
+      (loop $scan
+        (local.set $seen (i64.or (local.get $seen) (i64.load (local.get $at))))
+        (local.set $at (i32.add (local.get $at) (i32.const 8)))
+        (br_if $scan (i32.lt_u (local.get $at) (i32.const 2162688))))
+      (i32.store8 (i32.const 64) (select (i32.const 49) (i32.const 48) (i64.ne (local.get $seen) (i64.const 0))))
+      (i32.store8 (i32.const 65) (i32.const 10))
+      (call $write (i32.const 1) (i32.const 64) (i32.const 2))
+      (br $turn))";
+
+/// Slots are reused, and the pages a bot touched may stay resident for the
+/// next one: each new bot still starts from zeroed memory and a null table.
+#[test]
+fn a_reused_slot_starts_clean() {
+    let sb = Sandbox::new(SandboxConfig {
+        instance_slots: 1,
+        ..config()
+    })
+    .expect("sandbox");
+    let extra = "(table $t 1 funcref) (elem declare func $mark) (func $mark)";
+    let module = sb.load(&wasm(&wat_bot(LEFTOVERS, extra))).expect("loads");
+    for round in 0..3 {
+        let mut b = sb.instantiate(&module, env(round)).expect("the one slot is free again");
+        assert_eq!(b.turn(b"read", FUEL).expect("replies").line, b"0", "round {round}");
+        assert_eq!(b.turn(b"write", FUEL).expect("replies").line, b"1", "round {round}");
+        assert_eq!(b.turn(b"read", FUEL).expect("replies").line, b"1", "round {round}");
+    }
+}
