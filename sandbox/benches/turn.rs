@@ -1,5 +1,6 @@
 //! Sandbox overhead: one turn round trip with a Rust bot that parses a
-//! ~1 KB request, and instantiating a bot from a cached module.
+//! ~1 KB request, the same with a hand-written bot that only echoes it (the
+//! host's share), and instantiating a bot from a cached module.
 //!
 //! Run with `cargo bench -p arbiter-sandbox --bench turn`.
 
@@ -34,6 +35,22 @@ fn echo_bot() -> Vec<u8> {
     std::fs::read(target.join("wasm32-wasip1/release/echo.wasm")).expect("echo.wasm")
 }
 
+/// Reads whatever stdin has into memory and writes it back, forever: no
+/// parsing, no allocation, two host calls a turn.
+const RAW_ECHO: &str = r#"(module
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 2)
+  (func (export "_start")
+    (loop $turn
+      (i32.store (i32.const 0) (i32.const 1024))
+      (i32.store (i32.const 4) (i32.const 60000))
+      (drop (call $fd_read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 16)))
+      (i32.store (i32.const 32) (i32.const 1024))
+      (i32.store (i32.const 36) (i32.load (i32.const 16)))
+      (drop (call $fd_write (i32.const 1) (i32.const 32) (i32.const 1) (i32.const 48)))
+      (br $turn))))"#;
+
 fn bench(c: &mut Criterion) {
     let sandbox = Sandbox::new(SandboxConfig {
         compiler: CompilerCommand::new(env!("CARGO_BIN_EXE_arbiter-compile"), Vec::<String>::new()),
@@ -64,6 +81,19 @@ fn bench(c: &mut Criterion) {
     });
     let r = bot.turn(request.as_bytes(), budget).expect("replies");
     println!("fuel per turn: {}", r.fuel_used);
+
+    // The host's share alone: a hand-written bot whose only work is one
+    // fd_read of the request and one fd_write of it back.
+    let raw = sandbox
+        .load(&wat::parse_str(RAW_ECHO).expect("valid WAT"))
+        .expect("loads");
+    let mut raw_bot = sandbox.instantiate(&raw, env.clone()).expect("instantiates");
+    c.bench_function("turn_roundtrip_1kb_raw_echo", |b| {
+        b.iter(|| {
+            let r = raw_bot.turn(request.as_bytes(), budget).expect("replies");
+            std::hint::black_box(r.line);
+        })
+    });
 
     c.bench_function("instantiate_from_cached_module", |b| {
         b.iter(|| {
