@@ -128,7 +128,7 @@ fn main() {
     }
     let cache = selected(SANDBOXED).then(|| {
         let started = Instant::now();
-        let cache = measure_cache(&sandbox, &module, house.wasm);
+        let cache = measure_cache(&sandbox, &module, house.wasm, &game[0].request);
         eprintln!(
             "measured the sandbox's instantiation and caches in {:.1} s",
             started.elapsed().as_secs_f64()
@@ -492,6 +492,7 @@ fn measure_matches(entrant: &dyn Entrant, variant: Variant, runs: Runs) -> Match
 struct CacheStats {
     instantiate: Summary,
     drop: Summary,
+    drop_after_turn: Summary,
     load_cached: Summary,
     load_disk: Summary,
     check: Summary,
@@ -523,7 +524,7 @@ impl Summary {
     }
 }
 
-fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8]) -> CacheStats {
+fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8], request: &str) -> CacheStats {
     const BATCH: u64 = 32;
     const BATCHES: u64 = 40;
     let mut instantiate = Vec::new();
@@ -576,6 +577,27 @@ fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8]) -> CacheSta
         }
         (Summary::of(samples), errors)
     };
+    // A bot that has answered a turn is paused inside its write, with its
+    // runtime set up and its memory touched: dropping it unwinds that and
+    // resets the slot.
+    let mut drop_after_turn = Vec::new();
+    for i in 0..=200u64 {
+        let env = BotEnv {
+            seed: i,
+            vars: Vec::new(),
+            start_time_ns: CLOCK_ORIGIN_NS,
+        };
+        let Ok(mut instance) = sandbox.instantiate(module, env) else {
+            errors += 1;
+            continue;
+        };
+        errors += usize::from(instance.turn(request.as_bytes(), 100 * DEFAULT_FUEL_PER_MS).is_err());
+        let start = Instant::now();
+        drop(black_box(instance));
+        if i > 0 {
+            drop_after_turn.push(micros(start.elapsed()));
+        }
+    }
     let (load_cached, load_errors) = timed(200, &mut || sandbox.load(black_box(wasm)).is_ok());
     let (check, check_errors) = timed(50, &mut || sandbox.check(black_box(wasm)).is_ok());
 
@@ -596,6 +618,7 @@ fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8]) -> CacheSta
     CacheStats {
         instantiate: Summary::of(instantiate),
         drop: Summary::of(dropping),
+        drop_after_turn: Summary::of(drop_after_turn),
         load_cached,
         load_disk,
         check,
@@ -687,6 +710,7 @@ fn report(results: &[FormResult], cache: Option<&CacheStats>, first_load: Durati
         };
         line("Sandbox::instantiate (loaded module)", &cache.instantiate);
         line("drop of a fresh BotInstance", &cache.drop);
+        line("drop of a BotInstance after its first turn", &cache.drop_after_turn);
         line(
             "Sandbox::load (in the memory cache: SHA-256 + lookup)",
             &cache.load_cached,
