@@ -90,11 +90,12 @@ pub struct SandboxConfig {
     /// ([`Self::timeout_granularity_fuel`]) is used up, so compiled code
     /// carries no extra check for it: every instruction costs fuel, and bulk
     /// memory and table instructions cost fuel by their length. It sits
-    /// far above the fuel clock because fuel is not time: a tight loop
-    /// burns about 0.5–1.5 million fuel per real millisecond here (fuel
-    /// checks cost more than the loop), 7–20 times below
-    /// [`DEFAULT_FUEL_PER_MS`]; a lower factor turned honest timeouts into
-    /// backstop crashes.
+    /// far above the fuel clock because fuel is not time: an empty loop
+    /// burns about 2 million fuel per real millisecond here and a counting
+    /// loop about 5 million (the fuel check costs more than the loop), up to
+    /// 5 times below [`DEFAULT_FUEL_PER_MS`], and slower machines or
+    /// compiled-in epoch checks (used before) made it up to 20 times; a
+    /// factor of 5 turned honest timeouts into backstop crashes.
     pub backstop_factor: u32,
     /// Extra real time the backstop allows every turn.
     ///
