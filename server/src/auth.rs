@@ -18,11 +18,13 @@
 //!
 //! # Not covered
 //!
-//! - The client address ([`ClientIp`]) is the TCP peer: behind a reverse
-//!   proxy every client shares the proxy's address (and its rate limits).
-//! - Cookies are not marked `Secure`: serve the site over HTTPS through a
-//!   proxy that adds it, or accept that a session cookie can travel in clear
-//!   text on plain HTTP.
+//! - The client address ([`ClientIp`]) is the TCP peer, unless that peer is
+//!   one of the configured trusted proxies (`arbiter serve --trusted-proxy`):
+//!   then it is the last `X-Forwarded-For` entry that is not a trusted proxy.
+//!   Without that setting, every client behind a proxy shares the proxy's
+//!   address and its rate limits.
+//! - The session cookie is marked `Secure` only with `--secure-cookies`
+//!   (for a site served over HTTPS); on plain HTTP it travels in clear text.
 
 use crate::blobs::sha256_hex;
 use crate::db::now_ms;
@@ -35,7 +37,7 @@ use axum::response::{IntoResponseParts, ResponseParts};
 use axum_extra::extract::CookieJar;
 use sqlx::Row;
 use std::convert::Infallible;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "arbiter_session";
@@ -161,27 +163,34 @@ pub fn session_secret(headers: &HeaderMap) -> Option<String> {
 
 /// A `Set-Cookie` response part: sets the session cookie, or clears it.
 #[derive(Clone, Debug)]
-pub struct SessionCookie(Option<String>);
+pub struct SessionCookie {
+    secret: Option<String>,
+    secure: bool,
+}
 
 impl SessionCookie {
     /// Sets the cookie to `secret` for [`SESSION_MS`] (HttpOnly,
-    /// `SameSite=Lax`, `Path=/`).
-    pub fn set(secret: String) -> SessionCookie {
-        SessionCookie(Some(secret))
+    /// `SameSite=Lax`, `Path=/`, and `Secure` when `secure`).
+    pub fn set(secret: String, secure: bool) -> SessionCookie {
+        SessionCookie {
+            secret: Some(secret),
+            secure,
+        }
     }
 
     /// Tells the browser to forget the cookie.
-    pub fn clear() -> SessionCookie {
-        SessionCookie(None)
+    pub fn clear(secure: bool) -> SessionCookie {
+        SessionCookie { secret: None, secure }
     }
 
     /// The `Set-Cookie` header value.
     pub fn header_value(&self) -> String {
-        let (value, max_age) = match &self.0 {
+        let (value, max_age) = match &self.secret {
             Some(secret) => (secret.as_str(), SESSION_MS / 1000),
             None => ("", 0),
         };
-        format!("{SESSION_COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}")
+        let secure = if self.secure { "; Secure" } else { "" };
+        format!("{SESSION_COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}")
     }
 }
 
@@ -312,21 +321,53 @@ impl FromRequestParts<AppState> for MaybeCaller {
     }
 }
 
-/// The client's address (the TCP peer's IP), for rate limits; `"unknown"`
+/// The client's address, for rate limits: the TCP peer, or behind trusted
+/// proxies the address they forwarded (see [`client_address`]); `"unknown"`
 /// when the server was not started with connect info (in-process tests).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientIp(pub String);
 
-impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
+impl FromRequestParts<AppState> for ClientIp {
     type Rejection = Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<ClientIp, Infallible> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<ClientIp, Infallible> {
         let ip = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
-            .map(|ConnectInfo(addr)| addr.ip().to_string());
-        Ok(ClientIp(ip.unwrap_or_else(|| "unknown".to_owned())))
+            .map(|ConnectInfo(addr)| client_address(addr.ip(), &parts.headers, &state.config.trusted_proxies));
+        Ok(ClientIp(ip.map_or_else(|| "unknown".to_owned(), |ip| ip.to_string())))
     }
+}
+
+/// Who sent a request that reached us from `peer`. A peer that is not in
+/// `trusted` is the client (its `X-Forwarded-For` is ignored: anyone can
+/// send one). From a trusted proxy, the `X-Forwarded-For` entries are read
+/// from the right (each proxy appends the address it saw) and the first
+/// one that is not itself a trusted proxy is the client; an entry that is
+/// not an IP address stops the walk at the last address known good.
+pub fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {
+    let mut client = peer;
+    if !trusted.contains(&peer) {
+        return client;
+    }
+    let hops = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .collect::<Vec<_>>();
+    for hop in hops.iter().rev() {
+        match hop.trim().parse::<IpAddr>() {
+            Ok(ip) => {
+                client = ip;
+                if !trusted.contains(&ip) {
+                    break;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    client
 }
 
 /// One counted event of a rate limit, which [`RateEvent::forgive`] can take
@@ -458,7 +499,7 @@ mod tests {
 
     #[test]
     fn session_cookies_are_http_only_and_same_site() {
-        let set = SessionCookie::set("s3cret".into()).header_value();
+        let set = SessionCookie::set("s3cret".into(), false).header_value();
         assert_eq!(
             set,
             format!(
@@ -466,7 +507,62 @@ mod tests {
                 SESSION_MS / 1000
             )
         );
-        assert!(SessionCookie::clear().header_value().ends_with("Max-Age=0"));
+        assert!(SessionCookie::clear(false).header_value().ends_with("Max-Age=0"));
+        let secure = SessionCookie::set("s3cret".into(), true).header_value();
+        assert!(secure.ends_with("; Secure"), "{secure}");
+        assert!(SessionCookie::clear(true).header_value().ends_with("Max-Age=0; Secure"));
+    }
+
+    #[test]
+    fn the_client_is_the_peer_unless_the_peer_is_a_trusted_proxy() {
+        let ip = |s: &str| s.parse::<IpAddr>().expect("an address");
+        let with = |xff: &[&str]| {
+            let mut headers = HeaderMap::new();
+            for value in xff {
+                headers.append("x-forwarded-for", HeaderValue::from_str(value).expect("a header"));
+            }
+            headers
+        };
+        let proxy = ip("10.0.0.2");
+        let trusted = [proxy, ip("10.0.0.3")];
+        // Untrusted peers: their header is ignored, spoofed or not.
+        assert_eq!(
+            client_address(ip("203.0.113.9"), &with(&["1.2.3.4"]), &trusted),
+            ip("203.0.113.9")
+        );
+        assert_eq!(client_address(ip("203.0.113.9"), &with(&[]), &[]), ip("203.0.113.9"));
+        // Through one proxy: the address it appended.
+        assert_eq!(
+            client_address(proxy, &with(&["198.51.100.7"]), &trusted),
+            ip("198.51.100.7")
+        );
+        // A client that sends its own header cannot choose its address: the
+        // proxy appends the real one, which is read first from the right.
+        assert_eq!(
+            client_address(proxy, &with(&["6.6.6.6, 198.51.100.7"]), &trusted),
+            ip("198.51.100.7")
+        );
+        // Through two trusted proxies, in one header or in two.
+        assert_eq!(
+            client_address(proxy, &with(&["198.51.100.7, 10.0.0.3"]), &trusted),
+            ip("198.51.100.7")
+        );
+        assert_eq!(
+            client_address(proxy, &with(&["6.6.6.6, 198.51.100.7", "10.0.0.3"]), &trusted),
+            ip("198.51.100.7")
+        );
+        // IPv6, and garbage: the walk stops at the last good address.
+        assert_eq!(
+            client_address(proxy, &with(&["2001:db8::1"]), &trusted),
+            ip("2001:db8::1")
+        );
+        assert_eq!(client_address(proxy, &with(&["not-an-ip"]), &trusted), proxy);
+        assert_eq!(
+            client_address(proxy, &with(&["198.51.100.7, junk, 10.0.0.3"]), &trusted),
+            ip("10.0.0.3")
+        );
+        // A trusted proxy that forwarded nothing is the client.
+        assert_eq!(client_address(proxy, &with(&[]), &trusted), proxy);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::events::Events;
 use crate::ratings::RatingSystem;
 use anyhow::Context;
 use arbiter_sandbox::{Sandbox, SandboxConfig};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -78,6 +78,12 @@ pub struct ServerConfig {
     pub max_upload_bytes: usize,
     /// Glicko-2 or Elo.
     pub rating: RatingSystem,
+    /// Reverse proxies whose `X-Forwarded-For` is believed: behind them the
+    /// client address (for rate limits) is the last address that is not one
+    /// of them. Empty (the default): the TCP peer is the client.
+    pub trusted_proxies: Vec<IpAddr>,
+    /// Mark the session cookie `Secure` (the site is served over HTTPS).
+    pub secure_cookies: bool,
 }
 
 impl Default for ServerConfig {
@@ -90,6 +96,8 @@ impl Default for ServerConfig {
             schedule: true,
             max_upload_bytes: arbiter_sandbox::SandboxConfig::default().max_module_bytes,
             rating: RatingSystem::Glicko2,
+            trusted_proxies: Vec::new(),
+            secure_cookies: false,
         }
     }
 }

@@ -8,7 +8,7 @@ mod support;
 
 use reqwest::header::{CACHE_CONTROL, SET_COOKIE};
 use serde_json::{Value, json};
-use support::{Client, Method, PASSWORD, StatusCode, TestServer, backends, check_envelope};
+use support::{Client, Method, Options, PASSWORD, StatusCode, TestServer, backends, check_envelope};
 
 /// The error message of a refusal.
 fn error(body: &Value) -> &str {
@@ -443,4 +443,68 @@ fn postgres_urls_get_a_database_of_their_own() {
         with_database("postgres://u@h/x?sslmode=disable", "t"),
         "postgres://u@h/t?sslmode=disable"
     );
+}
+
+/// Signs up `name` with `X-Forwarded-For: forwarded`; the status.
+async fn sign_up_via(server: &TestServer, name: &str, forwarded: &str) -> StatusCode {
+    reqwest::Client::new()
+        .post(server.url("/api/users"))
+        .header("x-forwarded-for", forwarded)
+        .json(&json!({ "name": name, "password": PASSWORD }))
+        .send()
+        .await
+        .expect("the server answers")
+        .status()
+}
+
+/// Sign-ups are limited per client address. Behind a trusted proxy that
+/// address is the one the proxy forwards, so two clients have a limit each;
+/// from anyone else `X-Forwarded-For` is ignored, so a made-up one does not
+/// get around the limit.
+#[tokio::test]
+async fn sign_up_limits_follow_the_forwarded_address_only_from_trusted_proxies() {
+    let limit = arbiter_server::api::accounts::SIGNUPS_PER_IP_PER_HOUR;
+    let proxied = Options::default().arg("--trusted-proxy").arg("127.0.0.1").start().await;
+    for n in 0..limit {
+        let status = sign_up_via(&proxied, &format!("first{n}"), "198.51.100.1").await;
+        assert_eq!(status, StatusCode::CREATED, "sign-up {n}");
+    }
+    let over = sign_up_via(&proxied, "firstover", "198.51.100.1").await;
+    assert_eq!(over, StatusCode::TOO_MANY_REQUESTS);
+    // The client cannot pick its address: the proxy appends the real one.
+    let spoofed = sign_up_via(&proxied, "spoofer", "203.0.113.5, 198.51.100.1").await;
+    assert_eq!(spoofed, StatusCode::TOO_MANY_REQUESTS);
+    let other = sign_up_via(&proxied, "second", "198.51.100.2").await;
+    assert_eq!(other, StatusCode::CREATED, "another client has its own limit");
+
+    let direct = TestServer::start().await;
+    for n in 0..limit {
+        let status = sign_up_via(&direct, &format!("direct{n}"), &format!("198.51.100.{n}")).await;
+        assert_eq!(status, StatusCode::CREATED, "sign-up {n}");
+    }
+    let over = sign_up_via(&direct, "directover", "192.0.2.77").await;
+    assert_eq!(
+        over,
+        StatusCode::TOO_MANY_REQUESTS,
+        "X-Forwarded-For from an untrusted peer"
+    );
+}
+
+#[tokio::test]
+async fn secure_cookies_are_marked_secure() {
+    let server = Options::default().arg("--secure-cookies").start().await;
+    let response = reqwest::Client::new()
+        .post(server.url("/api/users"))
+        .json(&json!({ "name": "grace", "password": PASSWORD }))
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let cookie = response
+        .headers()
+        .get(SET_COOKIE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(cookie.contains("HttpOnly") && cookie.ends_with("; Secure"), "{cookie}");
 }

@@ -233,7 +233,13 @@ async fn sign_up(
     }
     let (secret, csrf) = create_session(&state, id).await?;
     let body = json!({ "ok": true, "user": { "id": id, "name": body.name }, "csrf": csrf });
-    Ok((StatusCode::CREATED, SessionCookie::set(secret), no_store(), Json(body)).into_response())
+    Ok((
+        StatusCode::CREATED,
+        SessionCookie::set(secret, state.config.secure_cookies),
+        no_store(),
+        Json(body),
+    )
+        .into_response())
 }
 
 /// A hash to verify against when the name is unknown, so a wrong name takes
@@ -297,7 +303,12 @@ async fn sign_in(
     sweep_sessions(&state, id).await?;
     let (secret, csrf) = create_session(&state, id).await?;
     let body = json!({ "ok": true, "user": { "id": id, "name": name }, "csrf": csrf });
-    Ok((SessionCookie::set(secret), no_store(), Json(body)).into_response())
+    Ok((
+        SessionCookie::set(secret, state.config.secure_cookies),
+        no_store(),
+        Json(body),
+    )
+        .into_response())
 }
 
 /// `DELETE /sessions`: signs out (the session ends on the server too).
@@ -311,7 +322,11 @@ async fn sign_out(State(state): State<AppState>, caller: Caller, headers: Header
     if let Some(secret) = session_secret(&headers) {
         end_session(&state, &secret).await?;
     }
-    Ok((SessionCookie::clear(), Json(json!({ "ok": true }))).into_response())
+    Ok((
+        SessionCookie::clear(state.config.secure_cookies),
+        Json(json!({ "ok": true })),
+    )
+        .into_response())
 }
 
 /// `GET /me`: who the caller is (and the CSRF token of their session).

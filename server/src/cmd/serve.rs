@@ -2,7 +2,7 @@
 
 use arbiter_server::ratings::RatingSystem;
 use arbiter_server::server::{ServerConfig, serve};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
 /// Runs the ladder: web site and JSON API, scheduler, upload checks and
@@ -14,6 +14,7 @@ use std::path::PathBuf;
     "Examples:\n",
     "  arbiter serve                                  # http://127.0.0.1:8080, data in ./arbiter-data\n",
     "  arbiter serve --data /var/lib/arbiter --listen 0.0.0.0:80 --workers 8\n",
+    "  arbiter serve --trusted-proxy 127.0.0.1 --secure-cookies   # behind an HTTPS proxy on this machine\n",
     "  DATABASE_URL=postgres://arbiter@db/arbiter arbiter serve --workers 0   # a front end; run `arbiter worker`s elsewhere",
 ))]
 pub struct Args {
@@ -35,6 +36,18 @@ pub struct Args {
     /// Rating system.
     #[arg(long, value_enum, default_value = "glicko2")]
     rating: RatingSystem,
+    /// A reverse proxy in front of the server (repeatable): requests from it
+    /// are attributed to the address it puts in `X-Forwarded-For`.
+    #[arg(
+        long = "trusted-proxy",
+        value_name = "IP",
+        env = "ARBITER_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    trusted_proxies: Vec<IpAddr>,
+    /// Mark the session cookie `Secure`: for a site served over HTTPS.
+    #[arg(long, env = "ARBITER_SECURE_COOKIES")]
+    secure_cookies: bool,
 }
 
 /// Runs `arbiter serve`.
@@ -47,6 +60,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         database_url: args.database_url,
         schedule: !args.no_schedule,
         rating: args.rating,
+        trusted_proxies: args.trusted_proxies,
+        secure_cookies: args.secure_cookies,
         ..defaults
     };
     super::runtime()?.block_on(serve(config))
