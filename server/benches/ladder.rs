@@ -351,6 +351,7 @@ async fn read_latency(settings: &Settings) -> anyhow::Result<()> {
         booting.elapsed().as_secs_f64(),
         server.base_url
     );
+    arbiter_server::install_tls_provider();
     let client = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(120))

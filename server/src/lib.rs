@@ -6,7 +6,8 @@
 //! ([`scheduler`]), in-process workers that claim queued matches and play them
 //! through the referee ([`worker`]), Glicko-2 ratings ([`ratings`]), upload
 //! checks ([`versions`]) and a content-addressed blob store ([`blobs`]), on a
-//! SQLite database in the data directory or on PostgreSQL ([`db`]).
+//! SQLite database in the data directory or on PostgreSQL ([`db`]), with
+//! blobs in a folder or in S3-compatible object storage.
 //!
 //! # Guarantees
 //!
@@ -37,3 +38,10 @@ pub mod site;
 pub mod stats;
 pub mod versions;
 pub mod worker;
+
+/// Makes ring the process's TLS crypto provider (the one sqlx uses too).
+/// HTTPS clients (object storage) need one; call this before building any.
+/// Calling it again does nothing.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}

@@ -65,6 +65,7 @@ fn main() -> ExitCode {
     {
         return arbiter_sandbox::compiler_child_main();
     }
+    arbiter_server::install_tls_provider();
     let cli = Cli::parse();
     if matches!(cli.command, Command::Serve(_) | Command::Worker(_)) {
         let filter = tracing_subscriber::EnvFilter::try_from_default_env()

@@ -30,11 +30,12 @@ pub struct Core {
 
 impl Core {
     /// Opens the data directory (`arbiter.db`, `blobs/`, `compiled/`), or
-    /// the database at `database_url` with blobs still in the data
-    /// directory.
+    /// the database at `database_url` and the blob store at `blobs` (a folder
+    /// or `s3://BUCKET[/PREFIX]`, see [`Blobs::at`]) instead of theirs.
     pub async fn open(
         data_dir: &std::path::Path,
         database_url: Option<&str>,
+        blobs: Option<&str>,
         rating: RatingSystem,
     ) -> anyhow::Result<Core> {
         std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
@@ -44,7 +45,10 @@ impl Core {
                 .await
                 .with_context(|| format!("cannot open the database in {}", data_dir.display()))?,
         };
-        let blobs = Blobs::open(&data_dir.join("blobs")).context("cannot open the blob folder")?;
+        let blobs = match blobs {
+            Some(location) => Blobs::at(location)?,
+            None => Blobs::open(&data_dir.join("blobs")).context("cannot open the blob folder")?,
+        };
         let sandbox_config = SandboxConfig {
             cache_dir: Some(data_dir.join("compiled")),
             ..crate::sandbox::config()?
@@ -71,6 +75,9 @@ pub struct ServerConfig {
     pub workers: usize,
     /// `postgres://…` to use PostgreSQL instead of SQLite.
     pub database_url: Option<String>,
+    /// `s3://BUCKET[/PREFIX]` (or a folder) for modules and replays instead
+    /// of the data directory.
+    pub blobs: Option<String>,
     /// Whether to keep the ladders playing (off for tests that queue
     /// matches themselves).
     pub schedule: bool,
@@ -93,6 +100,7 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             workers: std::thread::available_parallelism().map_or(1, usize::from),
             database_url: None,
+            blobs: None,
             schedule: true,
             max_upload_bytes: arbiter_sandbox::SandboxConfig::default().max_module_bytes,
             rating: RatingSystem::Glicko2,
@@ -114,7 +122,13 @@ pub struct AppState {
 /// Runs the server until Ctrl-C: prints `listening on http://ADDR` once the
 /// socket is bound.
 pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
-    let core = Core::open(&config.data_dir, config.database_url.as_deref(), config.rating).await?;
+    let core = Core::open(
+        &config.data_dir,
+        config.database_url.as_deref(),
+        config.blobs.as_deref(),
+        config.rating,
+    )
+    .await?;
     crate::house::seed(&core)
         .await
         .context("cannot register the house bots")?;

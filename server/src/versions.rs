@@ -122,9 +122,10 @@ pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
     let sha256: String = row.try_get(0)?;
     let ladders: Vec<String> = serde_json::from_str(&row.try_get::<String, _>(1)?)?;
     let name: String = row.try_get(2)?;
-    let wasm = core
-        .blobs
-        .get(&sha256)?
+    let blobs = core.blobs.clone();
+    let key = sha256.clone();
+    let wasm = tokio::task::spawn_blocking(move || blobs.get(&key))
+        .await??
         .ok_or_else(|| anyhow::anyhow!("module {sha256} is missing from the blob store"))?;
     let sandbox = core.sandbox.clone();
     let verdict = tokio::task::spawn_blocking(move || -> anyhow::Result<Verdict> {

@@ -447,7 +447,7 @@ fn postgres_urls_get_a_database_of_their_own() {
 
 /// Signs up `name` with `X-Forwarded-For: forwarded`; the status.
 async fn sign_up_via(server: &TestServer, name: &str, forwarded: &str) -> StatusCode {
-    reqwest::Client::new()
+    support::http()
         .post(server.url("/api/users"))
         .header("x-forwarded-for", forwarded)
         .json(&json!({ "name": name, "password": PASSWORD }))
@@ -493,7 +493,7 @@ async fn sign_up_limits_follow_the_forwarded_address_only_from_trusted_proxies()
 #[tokio::test]
 async fn secure_cookies_are_marked_secure() {
     let server = Options::default().arg("--secure-cookies").start().await;
-    let response = reqwest::Client::new()
+    let response = support::http()
         .post(server.url("/api/users"))
         .json(&json!({ "name": "grace", "password": PASSWORD }))
         .send()

@@ -198,6 +198,7 @@ impl TestDb {
         let core = arbiter_server::server::Core::open(
             dir.path(),
             pg.as_ref().map(|pg| pg.url.as_str()),
+            None,
             arbiter_server::ratings::RatingSystem::Glicko2,
         )
         .await

@@ -8,35 +8,9 @@ mod support;
 use arbiter_referee::verify::verify;
 use arbiter_referee::{Replay, WasmBot};
 use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
-use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
-use std::time::{Duration, Instant};
-use support::{Client, Method, StatusCode, TestServer, backends};
-
-fn module_form(name: &str, ladders: &str, wasm: &[u8]) -> Form {
-    Form::new()
-        .text("name", name.to_string())
-        .text("ladders", ladders.to_string())
-        .part("module", Part::bytes(wasm.to_vec()).file_name(format!("{name}.wasm")))
-}
-
-/// Polls `path` until `done(body)` or panics after `limit`.
-async fn wait_for(client: &Client, path: &str, limit: Duration, done: impl Fn(&Value) -> bool) -> Value {
-    let start = Instant::now();
-    loop {
-        let (status, body) = client.get(path).await;
-        assert_eq!(status, StatusCode::OK, "{path}: {body}");
-        if done(&body) {
-            return body;
-        }
-        assert!(start.elapsed() < limit, "{path} did not get there in {limit:?}: {body}");
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-}
-
-fn house(name: &str) -> &'static [u8] {
-    arbiter_house::find(name).expect("house bot").wasm
-}
+use std::time::Duration;
+use support::{Method, StatusCode, TestServer, backends, house, module_form, wait_for};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte() {

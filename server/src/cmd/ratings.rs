@@ -32,7 +32,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         rating,
     } = command;
     let differences = super::runtime()?.block_on(async move {
-        let core = Core::open(&data, database_url.as_deref(), rating).await?;
+        let core = Core::open(&data, database_url.as_deref(), None, rating).await?;
         anyhow::Ok(recompute(&core.db, rating).await?)
     })?;
     if differences.is_empty() {

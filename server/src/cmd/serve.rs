@@ -15,7 +15,8 @@ use std::path::PathBuf;
     "  arbiter serve                                  # http://127.0.0.1:8080, data in ./arbiter-data\n",
     "  arbiter serve --data /var/lib/arbiter --listen 0.0.0.0:80 --workers 8\n",
     "  arbiter serve --trusted-proxy 127.0.0.1 --secure-cookies   # behind an HTTPS proxy on this machine\n",
-    "  DATABASE_URL=postgres://arbiter@db/arbiter arbiter serve --workers 0   # a front end; run `arbiter worker`s elsewhere",
+    "  DATABASE_URL=postgres://arbiter@db/arbiter arbiter serve --workers 0 --blobs s3://arbiter-blobs\n",
+    "      # a front end: run `arbiter worker`s elsewhere with the same database and --blobs",
 ))]
 pub struct Args {
     /// Folder for the SQLite database, modules, replays and compiled code.
@@ -30,6 +31,11 @@ pub struct Args {
     /// PostgreSQL instead of SQLite.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     database_url: Option<String>,
+    /// Where modules and replays go: `s3://BUCKET[/PREFIX]` (with the usual
+    /// AWS_* variables) or a folder; default DATA/blobs. Every server and
+    /// worker sharing a database must share this too.
+    #[arg(long, env = "ARBITER_BLOBS", value_name = "LOCATION")]
+    blobs: Option<String>,
     /// Do not schedule ladder matches (only challenges and tournaments play).
     #[arg(long)]
     no_schedule: bool,
@@ -58,6 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         listen: args.listen,
         workers: args.workers.unwrap_or(defaults.workers),
         database_url: args.database_url,
+        blobs: args.blobs,
         schedule: !args.no_schedule,
         rating: args.rating,
         trusted_proxies: args.trusted_proxies,

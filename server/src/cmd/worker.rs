@@ -12,7 +12,7 @@ use std::path::PathBuf;
 #[command(after_help = concat!(
     "Examples:\n",
     "  arbiter worker --data arbiter-data              # next to `arbiter serve` on one machine\n",
-    "  DATABASE_URL=postgres://arbiter@db/arbiter arbiter worker --slots 4",
+    "  DATABASE_URL=postgres://arbiter@db/arbiter arbiter worker --slots 4 --blobs s3://arbiter-blobs",
 ))]
 pub struct Args {
     /// Data folder (blobs and compiled code; the SQLite database unless DATABASE_URL is set).
@@ -21,6 +21,11 @@ pub struct Args {
     /// PostgreSQL instead of SQLite.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     database_url: Option<String>,
+    /// Where modules and replays are: `s3://BUCKET[/PREFIX]` (with the usual
+    /// AWS_* variables) or a folder, as given to `arbiter serve`; default
+    /// DATA/blobs.
+    #[arg(long, env = "ARBITER_BLOBS", value_name = "LOCATION")]
+    blobs: Option<String>,
     /// Matches played at once.
     #[arg(long, default_value_t = 1)]
     slots: usize,
@@ -32,7 +37,13 @@ pub struct Args {
 /// Runs `arbiter worker`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     super::runtime()?.block_on(async move {
-        let core = Core::open(&args.data, args.database_url.as_deref(), args.rating).await?;
+        let core = Core::open(
+            &args.data,
+            args.database_url.as_deref(),
+            args.blobs.as_deref(),
+            args.rating,
+        )
+        .await?;
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         let mut tasks = tokio::task::JoinSet::new();
         for slot in 0..args.slots.max(1) {

@@ -441,6 +441,7 @@ impl Client {
     /// An anonymous client of the server at `base_url`, with an empty
     /// cookie jar.
     pub fn new(base_url: &str) -> Client {
+        arbiter_server::install_tls_provider();
         let http = reqwest::Client::builder()
             .cookie_store(true)
             .no_proxy()
@@ -558,4 +559,113 @@ pub fn check_envelope(what: &str, status: StatusCode, body: &Value) {
             "{what} answered {status} without an error message: {body}"
         );
     }
+}
+
+/// The multipart form of an upload: `name`, `ladders` (comma-separated) and
+/// the module.
+pub fn module_form(name: &str, ladders: &str, wasm: &[u8]) -> reqwest::multipart::Form {
+    reqwest::multipart::Form::new()
+        .text("name", name.to_string())
+        .text("ladders", ladders.to_string())
+        .part(
+            "module",
+            reqwest::multipart::Part::bytes(wasm.to_vec()).file_name(format!("{name}.wasm")),
+        )
+}
+
+/// Polls `path` until `done(body)` or panics after `limit`.
+pub async fn wait_for(client: &Client, path: &str, limit: Duration, done: impl Fn(&Value) -> bool) -> Value {
+    let start = std::time::Instant::now();
+    loop {
+        let (status, body) = client.get(path).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {body}");
+        if done(&body) {
+            return body;
+        }
+        assert!(start.elapsed() < limit, "{path} did not get there in {limit:?}: {body}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The module of the house bot `name`.
+pub fn house(name: &str) -> &'static [u8] {
+    arbiter_house::find(name).expect("house bot").wasm
+}
+
+/// The variable naming an S3-compatible server for tests
+/// (`http://127.0.0.1:PORT`, accepting any credentials).
+pub const TEST_S3_URL: &str = "TEST_S3_URL";
+
+/// A bucket of its own on the `TEST_S3_URL` server, and the `AWS_*`
+/// variables that reach it; `None` without that server.
+pub struct S3Bucket {
+    /// `s3://NAME`.
+    pub url: String,
+    /// The variables `arbiter serve` and `arbiter worker` need to reach it.
+    pub env: Vec<(String, String)>,
+    endpoint: String,
+    name: String,
+}
+
+impl S3Bucket {
+    /// Creates a fresh bucket, or `None` when `TEST_S3_URL` is not set.
+    pub async fn create() -> Option<S3Bucket> {
+        let endpoint = std::env::var(TEST_S3_URL).ok()?.trim_end_matches('/').to_owned();
+        let mut bytes = [0u8; 6];
+        getrandom::fill(&mut bytes).expect("randomness");
+        let name = format!(
+            "arbiter-test-{}",
+            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        );
+        let created = http()
+            .put(format!("{endpoint}/{name}"))
+            .send()
+            .await
+            .expect("the S3 server answers");
+        assert!(
+            created.status().is_success(),
+            "creating bucket {name}: {}",
+            created.status()
+        );
+        let env = [
+            ("AWS_ENDPOINT_URL", endpoint.as_str()),
+            ("AWS_ALLOW_HTTP", "true"),
+            ("AWS_ACCESS_KEY_ID", "test"),
+            ("AWS_SECRET_ACCESS_KEY", "test"),
+            ("AWS_DEFAULT_REGION", "us-east-1"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        Some(S3Bucket {
+            url: format!("s3://{name}"),
+            env,
+            endpoint,
+            name,
+        })
+    }
+
+    /// The keys of every object in the bucket (first 1000).
+    pub async fn keys(&self) -> Vec<String> {
+        let listing = http()
+            .get(format!("{}/{}?list-type=2", self.endpoint, self.name))
+            .send()
+            .await
+            .expect("the S3 server answers")
+            .text()
+            .await
+            .expect("a listing");
+        listing
+            .split("<Key>")
+            .skip(1)
+            .filter_map(|part| part.split("</Key>").next())
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// A plain HTTP client (no cookies, no envelope checks).
+pub fn http() -> reqwest::Client {
+    arbiter_server::install_tls_provider();
+    reqwest::Client::new()
 }
