@@ -10,6 +10,24 @@ use reqwest::header::{CACHE_CONTROL, SET_COOKIE};
 use serde_json::{Value, json};
 use support::{Client, Method, Options, PASSWORD, StatusCode, TestServer, backends, check_envelope};
 
+/// Sends a sign-up of `name` with `request` (a `POST /api/users`), checks
+/// it is answered 201 and returns the answer and its `Set-Cookie` header.
+async fn sign_up_for_cookie(request: reqwest::RequestBuilder, name: &str) -> (reqwest::Response, String) {
+    let response = request
+        .json(&json!({ "name": name, "password": PASSWORD }))
+        .send()
+        .await
+        .expect("sign-up answers");
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let cookie = response
+        .headers()
+        .get(SET_COOKIE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    (response, cookie)
+}
+
 /// The error message of a refusal.
 fn error(body: &Value) -> &str {
     body["error"].as_str().unwrap_or_default()
@@ -29,19 +47,7 @@ async fn sign_up_sign_in_tokens_and_sign_out() {
 
         // Sign up, and look at the cookie a browser gets.
         let browser = server.client();
-        let response = browser
-            .raw(Method::POST, "/api/users")
-            .json(&json!({ "name": "Ann_Lee", "password": PASSWORD }))
-            .send()
-            .await
-            .expect("sign-up answers");
-        assert_eq!(response.status(), StatusCode::CREATED);
-        let cookie = response
-            .headers()
-            .get(SET_COOKIE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
+        let (response, cookie) = sign_up_for_cookie(browser.raw(Method::POST, "/api/users"), "Ann_Lee").await;
         for part in ["arbiter_session=", "HttpOnly", "SameSite=Lax", "Path=/"] {
             assert!(cookie.contains(part), "{part} in {cookie}");
         }
@@ -493,18 +499,6 @@ async fn sign_up_limits_follow_the_forwarded_address_only_from_trusted_proxies()
 #[tokio::test]
 async fn secure_cookies_are_marked_secure() {
     let server = Options::default().arg("--secure-cookies").start().await;
-    let response = support::http()
-        .post(server.url("/api/users"))
-        .json(&json!({ "name": "grace", "password": PASSWORD }))
-        .send()
-        .await
-        .expect("the server answers");
-    assert_eq!(response.status(), StatusCode::CREATED);
-    let cookie = response
-        .headers()
-        .get(SET_COOKIE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
+    let (_, cookie) = sign_up_for_cookie(support::http().post(server.url("/api/users")), "grace").await;
     assert!(cookie.contains("HttpOnly") && cookie.ends_with("; Secure"), "{cookie}");
 }

@@ -8,10 +8,8 @@
 mod support;
 
 use arbiter_referee::Replay;
-use serde_json::json;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
-use support::{Backend, Method, Options, S3Bucket, StatusCode, house, module_form, wait_for};
+use support::{Backend, Method, Options, S3Bucket, StatusCode, challenge_and_wait, house, upload_and_check};
 
 /// An `arbiter worker` process, killed when dropped.
 struct Worker(Child);
@@ -47,23 +45,9 @@ async fn a_worker_on_another_machine_plays_from_the_shared_bucket() {
     let api = server.token_client(&server.token(&ann).await);
 
     // The upload goes to the bucket; the front end's checker reads it back.
-    let (status, body) = api
-        .post_multipart(
-            "/api/bots",
-            module_form("ann-greedy", "othello:std", house("othello-greedy")),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
-    let version_id = body["version"]["id"].as_i64().expect("version id");
-    let module_sha256 = body["version"]["sha256"].as_str().expect("sha").to_owned();
-    let version = wait_for(
-        &api,
-        &format!("/api/versions/{version_id}"),
-        Duration::from_secs(120),
-        |b| b["version"]["status"] != "checking",
-    )
-    .await;
+    let version = upload_and_check(&api, "ann-greedy", "othello:std", house("othello-greedy")).await;
     assert_eq!(version["version"]["status"], "active", "{version}");
+    let module_sha256 = version["version"]["sha256"].as_str().expect("sha").to_owned();
     let keys = bucket.keys().await;
     let module_key = format!("arbiter/{}/{}", &module_sha256[..2], &module_sha256[2..]);
     assert!(keys.contains(&module_key), "{module_key} not in {keys:?}");
@@ -83,21 +67,7 @@ async fn a_worker_on_another_machine_plays_from_the_shared_bucket() {
         .stderr(Stdio::inherit());
     let _worker = Worker(command.spawn().expect("arbiter worker starts"));
 
-    let (status, body) = api
-        .post_json(
-            "/api/challenges",
-            &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std"}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    let match_id = body["match"]["id"].as_i64().expect("match id");
-    wait_for(
-        &api,
-        &format!("/api/matches/{match_id}"),
-        Duration::from_secs(120),
-        |b| b["match"]["status"] == "finished",
-    )
-    .await;
+    let match_id = challenge_and_wait(&api, "ann-greedy", "othello-random", "othello:std").await;
 
     // The front end serves the replay the worker stored in the bucket.
     let response = api

@@ -10,7 +10,7 @@ use arbiter_referee::{Replay, WasmBot};
 use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
 use serde_json::{Value, json};
 use std::time::Duration;
-use support::{Method, StatusCode, TestServer, backends, house, module_form, wait_for};
+use support::{Method, StatusCode, TestServer, backends, challenge_and_wait, house, upload_and_check, wait_for};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte() {
@@ -21,40 +21,13 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         let api = server.token_client(&token);
 
         // A working bot: the greedy house bot's module under a new name.
-        let wasm = house("othello-greedy");
-        let (status, body) = api
-            .post_multipart("/api/bots", module_form("ann-greedy", "othello:std", wasm))
-            .await;
-        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
-        assert_eq!(body["version"]["status"], "checking");
-        let version_id = body["version"]["id"].as_i64().expect("version id");
-        let sha256 = body["version"]["sha256"].as_str().expect("sha").to_string();
-        let version = wait_for(
-            &api,
-            &format!("/api/versions/{version_id}"),
-            Duration::from_secs(120),
-            |b| b["version"]["status"] != "checking",
-        )
-        .await;
+        let version = upload_and_check(&api, "ann-greedy", "othello:std", house("othello-greedy")).await;
         assert_eq!(version["version"]["status"], "active", "{version}");
+        let sha256 = version["version"]["sha256"].as_str().expect("sha").to_string();
 
         // A broken bot: a tic-tac-toe bot entered on an Othello ladder answers
         // the wrong protocol and is rejected with the reason, after the upload.
-        let (status, body) = api
-            .post_multipart(
-                "/api/bots",
-                module_form("ann-confused", "othello:std", house("tictactoe-random")),
-            )
-            .await;
-        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
-        let confused = body["version"]["id"].as_i64().expect("version id");
-        let verdict = wait_for(
-            &api,
-            &format!("/api/versions/{confused}"),
-            Duration::from_secs(120),
-            |b| b["version"]["status"] != "checking",
-        )
-        .await;
+        let verdict = upload_and_check(&api, "ann-confused", "othello:std", house("tictactoe-random")).await;
         assert_eq!(verdict["version"]["status"], "rejected", "{verdict}");
         let reason = verdict["version"]["reason"].as_str().unwrap_or("");
         assert!(
@@ -148,21 +121,7 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         assert_eq!(status, StatusCode::FORBIDDEN);
 
         // A challenge jumps the queue and is played.
-        let (status, body) = api
-            .post_json(
-                "/api/challenges",
-                &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std"}),
-            )
-            .await;
-        assert_eq!(status, StatusCode::CREATED, "{body}");
-        let challenge = body["match"]["id"].as_i64().expect("match id");
-        wait_for(
-            &api,
-            &format!("/api/matches/{challenge}"),
-            Duration::from_secs(120),
-            |b| b["match"]["status"] == "finished",
-        )
-        .await;
+        challenge_and_wait(&api, "ann-greedy", "othello-random", "othello:std").await;
         let (status, _) = bob
             .post_json(
                 "/api/challenges",

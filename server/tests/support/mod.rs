@@ -669,3 +669,35 @@ pub fn http() -> reqwest::Client {
     arbiter_server::install_tls_provider();
     reqwest::Client::new()
 }
+
+/// Uploads `wasm` as bot `name` on `ladders` (answered 202, version
+/// `checking`) and waits for the check; returns the version's final JSON
+/// (`{"version": {"id", "sha256", "status", "reason", ...}}`).
+pub async fn upload_and_check(api: &Client, name: &str, ladders: &str, wasm: &[u8]) -> Value {
+    let (status, body) = api.post_multipart("/api/bots", module_form(name, ladders, wasm)).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    assert_eq!(body["version"]["status"], "checking", "{body}");
+    let id = body["version"]["id"].as_i64().expect("version id");
+    wait_for(api, &format!("/api/versions/{id}"), Duration::from_secs(120), |b| {
+        b["version"]["status"] != "checking"
+    })
+    .await
+}
+
+/// Challenges `opponent` with `bot` on `ladder` (answered 201) and waits
+/// until the match is finished; returns its id.
+pub async fn challenge_and_wait(api: &Client, bot: &str, opponent: &str, ladder: &str) -> i64 {
+    let (status, body) = api
+        .post_json(
+            "/api/challenges",
+            &json!({"bot": bot, "opponent": opponent, "ladder": ladder}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let id = body["match"]["id"].as_i64().expect("match id");
+    wait_for(api, &format!("/api/matches/{id}"), Duration::from_secs(120), |b| {
+        b["match"]["status"] == "finished"
+    })
+    .await;
+    id
+}
