@@ -129,6 +129,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         config.rating,
     )
     .await?;
+    tracing::info!("blobs in the {}", core.blobs.describe());
     crate::house::seed(&core)
         .await
         .context("cannot register the house bots")?;
