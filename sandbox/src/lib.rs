@@ -40,9 +40,11 @@
 //!   stall the host and is reported as such. The backstop reads the clock
 //!   between fuel chunks, outside the bot's code: reading it never changes
 //!   what the bot computes.
-//! - A turn is synchronous for the caller, costs about ten microseconds of
-//!   overhead, and never computes on another bot's time: a bot runs only
-//!   inside its own `turn`.
+//! - A turn is synchronous for the caller, and the host adds about a
+//!   microsecond to it (a 1 KB request in, a reply out: `cargo bench -p
+//!   arbiter-sandbox --bench turn`); the rest is the bot's own code. A bot
+//!   never computes on another bot's time: it runs only inside its own
+//!   `turn`.
 //!
 //! # What it does not guarantee
 //!
