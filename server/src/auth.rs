@@ -354,9 +354,8 @@ pub fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> 
         .get_all("x-forwarded-for")
         .iter()
         .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .collect::<Vec<_>>();
-    for hop in hops.iter().rev() {
+        .flat_map(|value| value.split(','));
+    for hop in hops.rev() {
         match hop.trim().parse::<IpAddr>() {
             Ok(ip) => {
                 client = ip;

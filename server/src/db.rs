@@ -40,6 +40,16 @@ pub fn now_ms() -> i64 {
 }
 
 impl Db {
+    /// The database at `url` when given, else (creating it if needed)
+    /// `arbiter.db` in `data_dir`: what `serve`, `worker` and `ratings`
+    /// open.
+    pub async fn open(data_dir: &Path, url: Option<&str>) -> Result<Db, sqlx::Error> {
+        match url {
+            Some(url) => Db::connect(url).await,
+            None => Db::open_sqlite(&data_dir.join("arbiter.db")).await,
+        }
+    }
+
     /// Opens (creating if needed) the SQLite database at `path`.
     pub async fn open_sqlite(path: &Path) -> Result<Db, sqlx::Error> {
         Db::connect(&format!("sqlite://{}?mode=rwc", path.display())).await

@@ -39,12 +39,12 @@ impl Core {
         rating: RatingSystem,
     ) -> anyhow::Result<Core> {
         std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
-        let db = match database_url {
-            Some(url) => Db::connect(url).await.context("cannot open the database")?,
-            None => Db::open_sqlite(&data_dir.join("arbiter.db"))
-                .await
-                .with_context(|| format!("cannot open the database in {}", data_dir.display()))?,
-        };
+        let db = Db::open(data_dir, database_url)
+            .await
+            .with_context(|| match database_url {
+                Some(_) => "cannot open the database".to_owned(),
+                None => format!("cannot open the database in {}", data_dir.display()),
+            })?;
         let blobs = match blobs {
             Some(location) => Blobs::at(location)?,
             None => Blobs::open(&data_dir.join("blobs")).context("cannot open the blob folder")?,

@@ -1,7 +1,8 @@
 //! `arbiter ratings`: rating maintenance.
 
+use anyhow::Context;
+use arbiter_server::db::Db;
 use arbiter_server::ratings::{RatingSystem, recompute};
-use arbiter_server::server::Core;
 use std::path::PathBuf;
 
 /// Rating maintenance.
@@ -32,8 +33,11 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         rating,
     } = command;
     let differences = super::runtime()?.block_on(async move {
-        let core = Core::open(&data, database_url.as_deref(), None, rating).await?;
-        anyhow::Ok(recompute(&core.db, rating).await?)
+        // Only the database: no sandbox, no blob store.
+        let db = Db::open(&data, database_url.as_deref())
+            .await
+            .context("cannot open the database")?;
+        anyhow::Ok(recompute(&db, rating).await?)
     })?;
     if differences.is_empty() {
         println!("ratings recomputed from the match log: no difference");
