@@ -83,6 +83,8 @@ test('a visitor signs up through the form', async () => {
 });
 
 test('the account page issues an API token, shown once', async () => {
+  // Nothing to show before a token is issued.
+  assert.equal(await page.locator('#token-box').isVisible(), false);
   page.expectConfirm = true;
   await page.getByRole('button', { name: 'Issue a new API token' }).click();
   const output = page.locator('#token-output');
