@@ -1,6 +1,6 @@
 //! Othello house bots, for all five modes.
 
-use arbiter_sdk::othello::{Bot, Mode, Move, Position, Request, squares};
+use arbiter_sdk::othello::{Bot, Mode, Move, Position, Request, square_bit, squares};
 use arbiter_sdk::{Clock, Rng};
 use std::time::Duration;
 
@@ -172,7 +172,7 @@ impl Search<'_> {
 /// Corners first, then the rest in square order.
 fn ordered(position: &Position, moves: &[u8]) -> Vec<u8> {
     let corners = corner_bits(position.mode());
-    let (mut first, rest): (Vec<u8>, Vec<u8>) = moves.iter().partition(|&&s| corners & (1u128 << s) != 0);
+    let (mut first, rest): (Vec<u8>, Vec<u8>) = moves.iter().partition(|&&s| corners & square_bit(s) != 0);
     first.extend(rest);
     first
 }
@@ -183,7 +183,7 @@ fn corner_bits(mode: Mode) -> u128 {
         Mode::Grand => &[0, 9, 90, 99],
         Mode::Octagon => &[2, 11, 20, 7, 18, 29, 70, 81, 92, 79, 88, 97],
     };
-    squares.iter().fold(0, |bits, &s| bits | 1u128 << s)
+    squares.iter().fold(0, |bits, &s| bits | square_bit(s))
 }
 
 /// The final result for the side to move: a win is worth more than any

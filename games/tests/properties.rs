@@ -236,6 +236,13 @@ proptest! {
 }
 
 #[test]
+fn square_bit_is_the_single_bit_of_its_square() {
+    for square in 0..128u8 {
+        assert_eq!(othello::square_bit(square), 1u128 << square, "square {square}");
+    }
+}
+
+#[test]
 fn openings_depend_on_the_seed() {
     for mode in Mode::ALL {
         let distinct: std::collections::HashSet<Vec<Move>> = (0..16).map(|seed| othello::opening(mode, seed)).collect();

@@ -89,8 +89,14 @@ pub fn serve(mut reply: impl FnMut(&str) -> String) {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
-        let answer = reply(line.trim_end_matches(['\n', '\r']));
-        if writeln!(stdout, "{answer}").and_then(|()| stdout.flush()).is_err() {
+        let mut answer = reply(line.trim_end_matches(['\n', '\r']));
+        // One write of the whole line: one host call, no formatting.
+        answer.push('\n');
+        if stdout
+            .write_all(answer.as_bytes())
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
             return;
         }
     }

@@ -2,7 +2,7 @@
 
 pub use arbiter_games::othello::{
     Color, HistoryEntry, IllegalMove, Mode, Move, OCTAGON_BLOCKED, Placed, Position, Request, Square, move_name,
-    parse_square, square_name, squares,
+    parse_square, square_bit, square_name, squares,
 };
 
 use crate::Clock;

@@ -10,7 +10,7 @@ mod position;
 
 pub use notation::{PASS_NAMES, move_name, parse_reply, parse_square, square_name};
 pub use opening::opening;
-pub use position::{IllegalMove, Move, OCTAGON_BLOCKED, Position, REVERSI_DISCS, Square, squares};
+pub use position::{IllegalMove, Move, OCTAGON_BLOCKED, Position, REVERSI_DISCS, Square, square_bit, squares};
 
 use crate::{FinishReason, Game, IllegalAction, Outcome, ReplyError, RequestContext, Scoring, Side};
 use serde::{Deserialize, Serialize};
