@@ -80,21 +80,26 @@ type Ctx<'a> = Caller<'a, Host>;
 /// Syncs fuel, charges `cost` and, when the turn's budget is gone, pauses
 /// the bot (reporting a timeout) until a turn with budget left starts.
 async fn charge(caller: &mut Ctx<'_>, cost: u64) -> Result<()> {
-    let io = caller.data().io.clone();
     let granularity = caller.data().params.granularity;
     let left = caller.get_fuel()?;
-    let mut seq = {
-        let mut g = lock(&io);
+    // The usual case, budget left: one lock, and the tank is refilled.
+    let timed_out = {
+        let mut g = lock(&caller.data().io);
         g.sync(left);
         g.charge(cost);
         if g.turn_used <= g.budget {
-            None
-        } else {
-            g.turn_used -= g.budget;
-            g.event = Some(Event::Timeout);
-            Some(g.turn_seq)
+            let chunk = g.next_chunk(granularity);
+            g.chunk = chunk;
+            drop(g);
+            caller.fuel_async_yield_interval(Some(chunk))?;
+            return caller.set_fuel(FUEL_TANK);
         }
+        g.turn_used -= g.budget;
+        g.event = Some(Event::Timeout);
+        g.turn_seq
     };
+    let io = caller.data().io.clone();
+    let mut seq = Some(timed_out);
     while let Some(s) = seq {
         next_turn(&io, s).await;
         let mut g = lock(&io);
@@ -206,7 +211,7 @@ async fn write_stdout(c: &mut Ctx<'_>, p: &Params, data: &[u8]) -> Result<()> {
     let io = c.data().io.clone();
     let mut rest = data;
     while !rest.is_empty() {
-        let newline = rest.iter().position(|&b| b == b'\n');
+        let newline = memchr::memchr(b'\n', rest);
         let (part, complete) = match newline {
             Some(i) => (&rest[..i], true),
             None => (rest, false),
@@ -242,22 +247,24 @@ async fn write_stdout(c: &mut Ctx<'_>, p: &Params, data: &[u8]) -> Result<()> {
 }
 
 async fn fd_read(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nread: i32) -> Result<i32> {
-    let p = c.data().params.clone();
-    charge(c, p.call_fuel).await?;
+    let (call_fuel, byte_fuel) = {
+        let p = &c.data().params;
+        (p.call_fuel, p.byte_fuel)
+    };
+    charge(c, call_fuel).await?;
     if fd != 0 {
         return Ok(EBADF);
     }
     let Some(mem) = memory(c) else {
         return Ok(EFAULT);
     };
-    let io = c.data().io.clone();
-    let mut g = lock(&io);
+    let (mem, host) = mem.data_and_store_mut(&mut *c);
+    let mut g = lock(&host.io);
     if g.stdin_pos >= g.stdin.len() {
         return Err(wasmtime::Error::new(Abort(FaultKind::BadReply(
             BadReplyReason::WaitedForInput,
         ))));
     }
-    let mem = mem.data_mut(&mut *c);
     let vecs = match iovecs(mem, iovs as u32, len as u32) {
         Ok(v) => v,
         Err(e) => return Ok(e),
@@ -276,17 +283,17 @@ async fn fd_read(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nread: i32) -> R
         g.stdin_pos += take;
         total += take;
     }
-    g.charge(total as u64 * p.byte_fuel);
+    g.charge(total as u64 * byte_fuel);
     Ok(errno(put(mem, nread as u32, &(total as u32).to_le_bytes())))
 }
 
 async fn clock_time_get(c: &mut Ctx<'_>, id: i32, out: i32) -> Result<i32> {
-    let p = c.data().params.clone();
-    charge(c, p.call_fuel).await?;
+    let call_fuel = c.data().params.call_fuel;
+    charge(c, call_fuel).await?;
     if !(0..=3).contains(&id) {
         return Ok(EINVAL);
     }
-    let now = now_ns(c, &p);
+    let now = now_ns(c);
     let Some(mem) = memory(c) else {
         return Ok(EFAULT);
     };
@@ -294,9 +301,10 @@ async fn clock_time_get(c: &mut Ctx<'_>, id: i32, out: i32) -> Result<i32> {
 }
 
 /// The virtual clock: start time plus the fuel used so far.
-fn now_ns(c: &Ctx<'_>, p: &Params) -> u64 {
-    let used = lock(&c.data().io).total_used;
-    p.start_time_ns.saturating_add(p.fuel_to_ns(used))
+fn now_ns(c: &Ctx<'_>) -> u64 {
+    let host = c.data();
+    let used = lock(&host.io).total_used;
+    host.params.start_time_ns.saturating_add(host.params.fuel_to_ns(used))
 }
 
 async fn random_get(c: &mut Ctx<'_>, buf: i32, len: i32) -> Result<i32> {
@@ -409,7 +417,7 @@ async fn poll_oneoff(c: &mut Ctx<'_>, subs: i32, events: i32, n: i32, nevents: i
     let Some(mem) = memory(c) else {
         return Ok(EFAULT);
     };
-    let now = now_ns(c, &p);
+    let now = now_ns(c);
     let avail = {
         let g = lock(&c.data().io);
         g.stdin.len() - g.stdin_pos
