@@ -41,8 +41,14 @@ pub struct BotInstance {
     params: Arc<Params>,
     io: Arc<Mutex<Io>>,
     run: Option<Run>,
+    /// The bot replied and is paused waiting for the next request.
+    waiting: bool,
     stderr: Vec<u8>,
 }
+
+/// Fuel a bot gets to exit in once stdin is closed (an SDK bot needs a few
+/// thousand).
+const CLOSE_FUEL: u64 = 100_000;
 
 impl std::fmt::Debug for BotInstance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -72,6 +78,7 @@ impl BotInstance {
             params,
             io,
             run: None,
+            waiting: false,
             stderr: Vec::new(),
         };
         bot.run = Some(bot.start()?);
@@ -155,8 +162,35 @@ impl BotInstance {
             }
         }
         let result = self.drive(fuel_budget);
+        self.waiting = result.is_ok();
         self.collect_stderr();
         result
+    }
+
+    /// Ends the game for this bot: closes its stdin and, if it is waiting
+    /// for a request, lets it run on a small fixed fuel allowance so that
+    /// it can see end of file and exit by itself. Returns whether it did
+    /// (what it writes meanwhile goes to [`BotInstance::stderr`]). The
+    /// instance is gone afterwards either way; dropping a `BotInstance`
+    /// closes it. Nothing here counts towards any turn.
+    pub fn close(&mut self) -> bool {
+        let Some(run) = self.run.as_mut() else {
+            return false;
+        };
+        if !std::mem::take(&mut self.waiting) {
+            self.run = None;
+            return false;
+        }
+        lock(&self.io).close(CLOSE_FUEL);
+        // One chunk of fuel at most: the bot exits, waits again, or is
+        // stopped when the chunk is used up.
+        let exited = match run.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready((_store, result)) => matches!(self.classify(result, false), Ended::Exit(_)),
+            Poll::Pending => false,
+        };
+        self.run = None;
+        self.collect_stderr();
+        exited
     }
 
     fn drive(&mut self, budget: u64) -> Result<TurnReply, TurnFault> {
@@ -312,6 +346,16 @@ impl BotInstance {
     /// Virtual nanoseconds the bot's clock has advanced since its start.
     pub fn clock_ns(&self) -> u64 {
         self.params.fuel_to_ns(lock(&self.io).total_used)
+    }
+}
+
+impl Drop for BotInstance {
+    fn drop(&mut self) {
+        // A bot that exits by itself is cheaper to drop than one stopped
+        // mid-call (no unwinding through its frames).
+        if !std::thread::panicking() {
+            self.close();
+        }
     }
 }
 

@@ -101,6 +101,8 @@ pub(crate) struct Io {
     pub(crate) backstop: Instant,
     pub(crate) backstop_ms: u64,
     pub(crate) rng: ChaCha20Rng,
+    /// The game is over: reads find end of file instead of waiting.
+    pub(crate) closed: bool,
 }
 
 impl Io {
@@ -127,6 +129,7 @@ impl Io {
             backstop: Instant::now(),
             backstop_ms: 0,
             rng,
+            closed: false,
         }
     }
 
@@ -220,6 +223,16 @@ impl Io {
         self.requests += 1;
         self.turn_seq += 1;
         self.budget = budget;
+        self.event = None;
+    }
+
+    /// Closes stdin after the last turn and wakes a bot waiting for a
+    /// request, with `budget` fuel to exit in.
+    pub(crate) fn close(&mut self, budget: u64) {
+        self.closed = true;
+        self.turn_seq += 1;
+        self.budget = budget;
+        self.turn_used = 0;
         self.event = None;
     }
 }

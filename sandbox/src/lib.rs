@@ -40,11 +40,16 @@
 //!   stall the host and is reported as such. The backstop reads the clock
 //!   between fuel chunks, outside the bot's code: reading it never changes
 //!   what the bot computes.
-//! - A turn is synchronous for the caller, and the host adds about a
+//! - A turn is synchronous for the caller, and the host adds well under a
 //!   microsecond to it (a 1 KB request in, a reply out: `cargo bench -p
 //!   arbiter-sandbox --bench turn`); the rest is the bot's own code. A bot
 //!   never computes on another bot's time: it runs only inside its own
 //!   `turn`.
+//! - At the end of a game ([`BotInstance::close`], or dropping the
+//!   instance) a bot waiting for its next request finds end of file on
+//!   stdin, as a native bot would, and may exit by itself within a small
+//!   fixed fuel allowance; one that does not is stopped. Nothing it does
+//!   then counts towards a turn.
 //!
 //! # What it does not guarantee
 //!

@@ -260,6 +260,10 @@ async fn fd_read(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nread: i32) -> R
     };
     let (mem, host) = mem.data_and_store_mut(&mut *c);
     let mut g = lock(&host.io);
+    if g.stdin_pos >= g.stdin.len() && g.closed {
+        // The game is over: end of file.
+        return Ok(errno(put(mem, nread as u32, &0u32.to_le_bytes())));
+    }
     if g.stdin_pos >= g.stdin.len() {
         return Err(wasmtime::Error::new(Abort(FaultKind::BadReply(
             BadReplyReason::WaitedForInput,
@@ -418,9 +422,9 @@ async fn poll_oneoff(c: &mut Ctx<'_>, subs: i32, events: i32, n: i32, nevents: i
         return Ok(EFAULT);
     };
     let now = now_ns(c);
-    let avail = {
+    let (avail, closed) = {
         let g = lock(&c.data().io);
-        g.stdin.len() - g.stdin_pos
+        (g.stdin.len() - g.stdin_pos, g.closed)
     };
     // (userdata, errno, type, nbytes)
     let mut out: Vec<(u64, u16, u8, u64)> = Vec::new();
@@ -452,7 +456,7 @@ async fn poll_oneoff(c: &mut Ctx<'_>, subs: i32, events: i32, n: i32, nevents: i
                     clocks.push((userdata, rel));
                 }
                 1 => match fd {
-                    0 if avail > 0 => out.push((userdata, 0, 1, avail as u64)),
+                    0 if avail > 0 || closed => out.push((userdata, 0, 1, avail as u64)),
                     0 => waits_for_stdin = true,
                     _ => out.push((userdata, EBADF as u16, 1, 0)),
                 },

@@ -7,9 +7,11 @@
 //! - `rust_bot`: real Rust bots built for wasm32-wasip1 from `tests/bots`.
 //! - `determinism`: same module, seed and requests give the same bytes and fuel.
 //! - `cache`: the compiler child process and the artifact cache.
+//! - `closing`: the end of a game (stdin closed, the bot may exit).
 
 mod cache;
 mod checks;
+mod closing;
 mod determinism;
 mod hostile;
 mod rust_bot;
