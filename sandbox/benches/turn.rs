@@ -1,6 +1,8 @@
 //! Sandbox overhead: one turn round trip with a Rust bot that parses a
 //! ~1 KB request, the same with a hand-written bot that only echoes it (the
-//! host's share), and instantiating a bot from a cached module.
+//! host's share), with a hand-written one-shot bot (echo, then
+//! `proc_exit(0)`: a fresh instance every turn), and instantiating a bot
+//! from a cached module.
 //!
 //! Run with `cargo bench -p arbiter-sandbox --bench turn`.
 
@@ -51,6 +53,22 @@ const RAW_ECHO: &str = r#"(module
       (drop (call $fd_write (i32.const 1) (i32.const 32) (i32.const 1) (i32.const 48)))
       (br $turn))))"#;
 
+/// Echoes one request, then exits with `proc_exit(0)`, as a C bot calling
+/// `exit(0)` does: the sandbox starts a fresh instance for every turn.
+const ONE_SHOT: &str = r#"(module
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (memory (export "memory") 2)
+  (func (export "_start")
+    (i32.store (i32.const 0) (i32.const 1024))
+    (i32.store (i32.const 4) (i32.const 60000))
+    (drop (call $fd_read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 16)))
+    (i32.store (i32.const 32) (i32.const 1024))
+    (i32.store (i32.const 36) (i32.load (i32.const 16)))
+    (drop (call $fd_write (i32.const 1) (i32.const 32) (i32.const 1) (i32.const 48)))
+    (call $proc_exit (i32.const 0))))"#;
+
 fn bench(c: &mut Criterion) {
     let sandbox = Sandbox::new(SandboxConfig {
         compiler: CompilerCommand::new(env!("CARGO_BIN_EXE_arbiter-compile"), Vec::<String>::new()),
@@ -91,6 +109,17 @@ fn bench(c: &mut Criterion) {
     c.bench_function("turn_roundtrip_1kb_raw_echo", |b| {
         b.iter(|| {
             let r = raw_bot.turn(request.as_bytes(), budget).expect("replies");
+            std::hint::black_box(r.line);
+        })
+    });
+
+    let one_shot = sandbox
+        .load(&wat::parse_str(ONE_SHOT).expect("valid WAT"))
+        .expect("loads");
+    let mut one_shot_bot = sandbox.instantiate(&one_shot, env.clone()).expect("instantiates");
+    c.bench_function("turn_roundtrip_1kb_one_shot", |b| {
+        b.iter(|| {
+            let r = one_shot_bot.turn(request.as_bytes(), budget).expect("replies");
             std::hint::black_box(r.line);
         })
     });

@@ -114,6 +114,21 @@ fn deep_recursion_is_a_stack_overflow() {
     assert_host_fine();
 }
 
+/// The crash note tells the author where the bot was, in its own function
+/// names, and nothing of the host's frames.
+#[test]
+fn a_crash_note_names_the_bots_functions() {
+    let mut b = bot(&wat_bot(
+        "(call $deep_inside_the_bot)",
+        "(func $deep_inside_the_bot unreachable)",
+    ));
+    let fault = b.turn(b"go", FUEL).expect_err("traps");
+    assert_eq!(fault.kind, FaultKind::Crash(CrashReason::Trap(TrapKind::Unreachable)));
+    let stderr = String::from_utf8_lossy(b.stderr());
+    assert!(stderr.contains("deep_inside_the_bot"), "stderr: {stderr}");
+    assert!(!stderr.contains("arbiter_sandbox"), "host frames leaked: {stderr}");
+}
+
 #[test]
 fn traps_are_crashes_with_their_kind() {
     assert_eq!(crash("unreachable", ""), CrashReason::Trap(TrapKind::Unreachable));
