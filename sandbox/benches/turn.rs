@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use arbiter_sandbox::{BotEnv, CompilerCommand, Sandbox, SandboxConfig};
+use arbiter_sandbox::{BotEnv, BotInstance, CompilerCommand, Sandbox, SandboxConfig};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn echo_bot() -> Vec<u8> {
@@ -90,39 +90,17 @@ fn bench(c: &mut Criterion) {
     }
     println!("request: {} bytes", request.len());
     let mut bot = sandbox.instantiate(&module, env.clone()).expect("instantiates");
-    let budget = 1_000_000_000;
-    c.bench_function("turn_roundtrip_1kb_sum", |b| {
-        b.iter(|| {
-            let r = bot.turn(request.as_bytes(), budget).expect("replies");
-            std::hint::black_box(r.line);
-        })
-    });
-    let r = bot.turn(request.as_bytes(), budget).expect("replies");
+    bench_turns(c, "turn_roundtrip_1kb_sum", &mut bot, &request);
+    let r = bot.turn(request.as_bytes(), BUDGET).expect("replies");
     println!("fuel per turn: {}", r.fuel_used);
 
     // The host's share alone: a hand-written bot whose only work is one
     // fd_read of the request and one fd_write of it back.
-    let raw = sandbox
-        .load(&wat::parse_str(RAW_ECHO).expect("valid WAT"))
-        .expect("loads");
-    let mut raw_bot = sandbox.instantiate(&raw, env.clone()).expect("instantiates");
-    c.bench_function("turn_roundtrip_1kb_raw_echo", |b| {
-        b.iter(|| {
-            let r = raw_bot.turn(request.as_bytes(), budget).expect("replies");
-            std::hint::black_box(r.line);
-        })
-    });
+    let mut raw = wat_bot(&sandbox, RAW_ECHO, &env);
+    bench_turns(c, "turn_roundtrip_1kb_raw_echo", &mut raw, &request);
 
-    let one_shot = sandbox
-        .load(&wat::parse_str(ONE_SHOT).expect("valid WAT"))
-        .expect("loads");
-    let mut one_shot_bot = sandbox.instantiate(&one_shot, env.clone()).expect("instantiates");
-    c.bench_function("turn_roundtrip_1kb_one_shot", |b| {
-        b.iter(|| {
-            let r = one_shot_bot.turn(request.as_bytes(), budget).expect("replies");
-            std::hint::black_box(r.line);
-        })
-    });
+    let mut one_shot = wat_bot(&sandbox, ONE_SHOT, &env);
+    bench_turns(c, "turn_roundtrip_1kb_one_shot", &mut one_shot, &request);
 
     c.bench_function("instantiate_from_cached_module", |b| {
         b.iter(|| {
@@ -133,6 +111,25 @@ fn bench(c: &mut Criterion) {
     let bytes = echo_bot();
     c.bench_function("load_from_memory_cache", |b| {
         b.iter(|| std::hint::black_box(sandbox.load(&bytes).expect("cached")))
+    });
+}
+
+/// Fuel for every benchmarked turn: far more than any of them uses.
+const BUDGET: u64 = 1_000_000_000;
+
+/// A running instance of a bot written in WAT.
+fn wat_bot(sandbox: &Sandbox, wat: &str, env: &BotEnv) -> BotInstance {
+    let module = sandbox.load(&wat::parse_str(wat).expect("valid WAT")).expect("loads");
+    sandbox.instantiate(&module, env.clone()).expect("instantiates")
+}
+
+/// Benchmarks one turn of `bot` with `request`.
+fn bench_turns(c: &mut Criterion, name: &str, bot: &mut BotInstance, request: &str) {
+    c.bench_function(name, |b| {
+        b.iter(|| {
+            let r = bot.turn(request.as_bytes(), BUDGET).expect("replies");
+            std::hint::black_box(r.line);
+        })
     });
 }
 
