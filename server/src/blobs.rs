@@ -7,8 +7,7 @@
 //! blob (the folder writes a temporary file and renames it into place; an
 //! object store makes a whole object visible at once).
 //!
-//! The methods block: call them from `spawn_blocking` or a thread of your
-//! own. Object storage requests run on a small runtime owned by the store,
+//! The methods block: from async code call them through [`Blobs::run`]. Object storage requests run on a small runtime owned by the store,
 //! so blocking on them is safe from any thread.
 
 use object_store::path::Path as ObjectPath;
@@ -146,6 +145,18 @@ impl Blobs {
         })
     }
 
+    /// Runs `f` on this store from async code, on tokio's blocking pool
+    /// (the store's methods block).
+    pub async fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Blobs) -> std::io::Result<T> + Send + 'static,
+    ) -> std::io::Result<T> {
+        let blobs = self.clone();
+        tokio::task::spawn_blocking(move || f(&blobs))
+            .await
+            .map_err(std::io::Error::other)?
+    }
+
     /// Where blobs are kept, in words (for logs).
     pub fn describe(&self) -> String {
         match &self.backend {
@@ -173,7 +184,7 @@ impl Blobs {
                 temp.persist(&path).map_err(|e| e.error)?;
             }
             Backend::Objects(o) => {
-                let path = ObjectPath::from(format!("{}{dir}/{file}", o.prefix));
+                let path = o.path(dir, file);
                 let payload = PutPayload::from(bytes.to_vec());
                 let store = Arc::clone(&o.store);
                 o.block_on(async move { store.put(&path, payload).await.map(|_| ()) })?;
@@ -191,7 +202,7 @@ impl Blobs {
         let result = match &self.backend {
             Backend::Folder(root) => std::fs::read(root.join(dir).join(file)),
             Backend::Objects(o) => {
-                let path = ObjectPath::from(format!("{}{dir}/{file}", o.prefix));
+                let path = o.path(dir, file);
                 let store = Arc::clone(&o.store);
                 o.block_on(async move {
                     let found = store.get(&path).await?;
@@ -222,6 +233,11 @@ impl Blobs {
 }
 
 impl Objects {
+    /// The object named `dir/file` under the prefix.
+    fn path(&self, dir: &str, file: &str) -> ObjectPath {
+        ObjectPath::from(format!("{}{dir}/{file}", self.prefix))
+    }
+
     /// Runs `request` on the store's runtime and waits for it, from any
     /// thread. A missing object is an error of kind `NotFound`.
     fn block_on<T: Send + 'static>(

@@ -42,11 +42,10 @@ pub async fn seed(core: &Core) -> Result<(), sqlx::Error> {
             .filter(|v| bot.plays(v.game(), v.mode()))
             .map(ToString::to_string)
             .collect();
-        let blobs = core.blobs.clone();
-        let key = tokio::task::spawn_blocking(move || blobs.put(bot.wasm))
+        let key = core
+            .blobs
+            .run(move |blobs| blobs.put(bot.wasm))
             .await
-            .map_err(std::io::Error::other)
-            .and_then(|stored| stored)
             .map_err(|e| sqlx::Error::Protocol(format!("cannot store house bot {}: {e}", bot.name)))?;
         let mut tx = db.begin_write().await?;
         let bot_id = versions::ensure_bot(&mut tx, house_id, bot.name).await?;

@@ -123,12 +123,11 @@ pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
     let ladders: Vec<String> = serde_json::from_str(&row.try_get::<String, _>(1)?)?;
     let name: String = row.try_get(2)?;
     let blobs = core.blobs.clone();
-    let key = sha256.clone();
-    let wasm = tokio::task::spawn_blocking(move || blobs.get(&key))
-        .await??
-        .ok_or_else(|| anyhow::anyhow!("module {sha256} is missing from the blob store"))?;
     let sandbox = core.sandbox.clone();
     let verdict = tokio::task::spawn_blocking(move || -> anyhow::Result<Verdict> {
+        let wasm = blobs
+            .get(&sha256)?
+            .ok_or_else(|| anyhow::anyhow!("module {sha256} is missing from the blob store"))?;
         // Smoke-test on every ladder the author ticked: a bot that works on
         // one mode may crash on another.
         let mut last = None;

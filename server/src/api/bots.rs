@@ -170,10 +170,7 @@ async fn upload(
     }
     let sha256 = sha256_hex(&module);
     let module_len = module.len();
-    let blobs = state.core.blobs.clone();
-    let stored = tokio::task::spawn_blocking(move || blobs.put(&module))
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))??;
+    let stored = state.core.blobs.run(move |blobs| blobs.put(&module)).await?;
     debug_assert_eq!(stored, sha256);
 
     let mut tx = state.core.db.begin_write().await?;

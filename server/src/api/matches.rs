@@ -191,10 +191,11 @@ pub async fn replay_bytes(state: &AppState, id: i64) -> ApiResult<Vec<u8>> {
     let row = fetch(state, id).await?;
     let key: Option<String> = row.try_get("replay_sha256")?;
     let key = key.ok_or_else(|| ApiError::NotFound(format!("match {id} has no replay yet")))?;
-    let blobs = state.core.blobs.clone();
-    tokio::task::spawn_blocking(move || blobs.get_zstd(&key))
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))??
+    state
+        .core
+        .blobs
+        .run(move |blobs| blobs.get_zstd(&key))
+        .await?
         .ok_or_else(|| ApiError::Unavailable(format!("the replay of match {id} is missing from storage")))
 }
 
