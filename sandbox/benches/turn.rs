@@ -37,37 +37,33 @@ fn echo_bot() -> Vec<u8> {
     std::fs::read(target.join("wasm32-wasip1/release/echo.wasm")).expect("echo.wasm")
 }
 
-/// Reads whatever stdin has into memory and writes it back, forever: no
-/// parsing, no allocation, two host calls a turn.
-const RAW_ECHO: &str = r#"(module
-  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
-  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
-  (memory (export "memory") 2)
-  (func (export "_start")
-    (loop $turn
-      (i32.store (i32.const 0) (i32.const 1024))
-      (i32.store (i32.const 4) (i32.const 60000))
-      (drop (call $fd_read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 16)))
-      (i32.store (i32.const 32) (i32.const 1024))
-      (i32.store (i32.const 36) (i32.load (i32.const 16)))
-      (drop (call $fd_write (i32.const 1) (i32.const 32) (i32.const 1) (i32.const 48)))
-      (br $turn))))"#;
-
-/// Echoes one request, then exits with `proc_exit(0)`, as a C bot calling
-/// `exit(0)` does: the sandbox starts a fresh instance for every turn.
-const ONE_SHOT: &str = r#"(module
+/// A hand-written bot whose `_start` is `start`, with `$echo`: one
+/// `fd_read` of whatever stdin has, one `fd_write` of it back (no parsing,
+/// no allocation).
+fn echo_wat(start: &str) -> String {
+    format!(
+        r#"(module
   (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
   (memory (export "memory") 2)
-  (func (export "_start")
+  (func $echo
     (i32.store (i32.const 0) (i32.const 1024))
     (i32.store (i32.const 4) (i32.const 60000))
     (drop (call $fd_read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 16)))
     (i32.store (i32.const 32) (i32.const 1024))
     (i32.store (i32.const 36) (i32.load (i32.const 16)))
-    (drop (call $fd_write (i32.const 1) (i32.const 32) (i32.const 1) (i32.const 48)))
-    (call $proc_exit (i32.const 0))))"#;
+    (drop (call $fd_write (i32.const 1) (i32.const 32) (i32.const 1) (i32.const 48))))
+  (func (export "_start") {start}))"#
+    )
+}
+
+/// Echoes forever: the host's share of a turn.
+const RAW_ECHO: &str = "(loop $turn (call $echo) (br $turn))";
+
+/// Echoes one request, then exits with `proc_exit(0)`, as a C bot calling
+/// `exit(0)` does: the sandbox starts a fresh instance for every turn.
+const ONE_SHOT: &str = "(call $echo) (call $proc_exit (i32.const 0))";
 
 fn bench(c: &mut Criterion) {
     let sandbox = Sandbox::new(SandboxConfig {
@@ -117,9 +113,11 @@ fn bench(c: &mut Criterion) {
 /// Fuel for every benchmarked turn: far more than any of them uses.
 const BUDGET: u64 = 1_000_000_000;
 
-/// A running instance of a bot written in WAT.
-fn wat_bot(sandbox: &Sandbox, wat: &str, env: &BotEnv) -> BotInstance {
-    let module = sandbox.load(&wat::parse_str(wat).expect("valid WAT")).expect("loads");
+/// A running instance of the [`echo_wat`] bot with `_start` body `start`.
+fn wat_bot(sandbox: &Sandbox, start: &str, env: &BotEnv) -> BotInstance {
+    let module = sandbox
+        .load(&wat::parse_str(echo_wat(start)).expect("valid WAT"))
+        .expect("loads");
     sandbox.instantiate(&module, env.clone()).expect("instantiates")
 }
 
