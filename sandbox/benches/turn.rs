@@ -1,6 +1,7 @@
 //! Sandbox overhead: one turn round trip with a Rust bot that parses a
 //! ~1 KB request, the same with a hand-written bot that only echoes it (the
-//! host's share), with a hand-written one-shot bot (echo, then
+//! host's share), the echo bot reading the clock ten times a turn (what a
+//! host call that does not pause costs), with a hand-written one-shot bot (echo, then
 //! `proc_exit(0)`: a fresh instance every turn), and instantiating a bot
 //! from a cached module.
 //!
@@ -46,6 +47,7 @@ fn echo_wat(start: &str) -> String {
   (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (import "wasi_snapshot_preview1" "clock_time_get" (func $clock_time_get (param i32 i64 i32) (result i32)))
   (memory (export "memory") 2)
   (func $echo
     (i32.store (i32.const 0) (i32.const 1024))
@@ -63,6 +65,15 @@ const RAW_ECHO: &str = "(loop $turn (call $echo) (br $turn))";
 
 /// Echoes one request, then exits with `proc_exit(0)`, as a C bot calling
 /// `exit(0)` does: the sandbox starts a fresh instance for every turn.
+/// Echoes forever, reading the clock ten times a turn: the cost of a host
+/// call that does not pause the bot.
+const ECHO_TEN_CLOCK_READS: &str = "(loop $turn (call $echo)
+  (loop $read (drop (call $clock_time_get (i32.const 1) (i64.const 0) (i32.const 64)))
+    (i32.store (i32.const 72) (i32.add (i32.load (i32.const 72)) (i32.const 1)))
+    (br_if $read (i32.lt_u (i32.load (i32.const 72)) (i32.const 10))))
+  (i32.store (i32.const 72) (i32.const 0))
+  (br $turn))";
+
 const ONE_SHOT: &str = "(call $echo) (call $proc_exit (i32.const 0))";
 
 fn bench(c: &mut Criterion) {
@@ -94,6 +105,9 @@ fn bench(c: &mut Criterion) {
     // fd_read of the request and one fd_write of it back.
     let mut raw = wat_bot(&sandbox, RAW_ECHO, &env);
     bench_turns(c, "turn_roundtrip_1kb_raw_echo", &mut raw, &request);
+
+    let mut clock = wat_bot(&sandbox, ECHO_TEN_CLOCK_READS, &env);
+    bench_turns(c, "turn_roundtrip_1kb_echo_10_clock_reads", &mut clock, &request);
 
     let mut one_shot = wat_bot(&sandbox, ONE_SHOT, &env);
     bench_turns(c, "turn_roundtrip_1kb_one_shot", &mut one_shot, &request);

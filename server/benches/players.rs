@@ -19,7 +19,10 @@
 //! in-process baseline of the same run, and whether each target is met.
 //! (d) repeats the per-turn comparison for three bots whose turns do
 //! different work (parsing only, parsing and a little play, a search), since
-//! the sandbox's relative cost depends on it.
+//! the sandbox's relative cost depends on it. (e) splits the sandboxed turn:
+//! the same module under a bare host (`players/bare.rs`) without and with
+//! fuel metering, so that the compiled code's share, metering's share and
+//! the sandbox host's share can be told apart.
 //!
 //! Run with `cargo bench -p arbiter-server --bench players` (30 to 60 s after
 //! the build); add `-- sandboxed` (any words) to measure only the forms whose
@@ -39,6 +42,9 @@ use arbiter_referee::wasm::{CLOCK_ORIGIN_NS, bot_seed};
 use arbiter_referee::{Entrant, GameSetup, InProcess, MatchSettings, Player, WasmBot, play_match};
 use arbiter_sandbox::{BotEnv, BotModule, CompilerCommand, DEFAULT_FUEL_PER_MS, Sandbox, SandboxConfig};
 use arbiter_sdk::Rng;
+
+#[path = "players/bare.rs"]
+mod bare;
 
 /// The bot every form runs.
 const BOT: &str = "othello-greedy";
@@ -142,6 +148,10 @@ fn main() {
         let workloads = measure_workloads(&sandbox, variant);
         eprintln!("measured the workloads in {:.1} s", started.elapsed().as_secs_f64());
         report_workloads(&workloads);
+        let started = Instant::now();
+        let breakdown = [false, true].map(|fuel| measure_bare(house.wasm, &game, fuel));
+        eprintln!("measured the bare host in {:.1} s", started.elapsed().as_secs_f64());
+        report_breakdown(&results, &breakdown);
     }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     if let (Some(before), Some(after)) = (load_before, load_average()) {
@@ -150,6 +160,108 @@ fn main() {
         if before.max(after) > cores as f64 {
             println!("  the machine was busy: wall-clock figures are noisy, compare within one run only");
         }
+    }
+}
+
+/// (e): the recorded game under the bare host, both sides' modules started
+/// fresh each game as in (a).
+struct BareStats {
+    fuel: bool,
+    /// Median over games of (whole game ÷ turns), µs.
+    amortised_us: f64,
+    games: usize,
+    /// Replies that are missing or not a legal move.
+    bad: usize,
+    fault: Option<String>,
+}
+
+fn measure_bare(wasm: &[u8], game: &[Turn], fuel: bool) -> BareStats {
+    let host = bare::BareHost::new(wasm, fuel).expect("the module compiles under the bare host");
+    let stdin = [0u8, 1].map(|side| {
+        let mut bytes = Vec::new();
+        for turn in game.iter().filter(|turn| turn.side == side) {
+            bytes.extend_from_slice(turn.request.as_bytes());
+            bytes.push(b'\n');
+        }
+        bytes
+    });
+    let n = game.len().max(1) as f64;
+    // Replies are checked within the timing, as `replay_game` does.
+    let runs = Runs::new(3, 2000, Duration::from_secs(3)).run(|| {
+        let start = Instant::now();
+        let mut bad = 0;
+        let mut fault = None;
+        for (side, input) in stdin.iter().enumerate() {
+            let out = match host.run(input) {
+                Ok(out) => String::from_utf8_lossy(&out).into_owned(),
+                Err(error) => {
+                    bad += 1;
+                    fault = Some(format!("{error:#}"));
+                    continue;
+                }
+            };
+            let mut lines = out.lines();
+            for turn in game.iter().filter(|turn| usize::from(turn.side) == side) {
+                if !lines.next().is_some_and(|line| legal_reply(turn, line)) {
+                    bad += 1;
+                    fault = Some(format!("side {side}: a missing or illegal reply"));
+                }
+            }
+        }
+        (start.elapsed(), bad, fault)
+    });
+    BareStats {
+        fuel,
+        amortised_us: median(runs.iter().map(|(whole, _, _)| micros(*whole) / n)),
+        games: runs.len(),
+        bad: runs.iter().map(|(_, bad, _)| bad).sum(),
+        fault: runs.iter().rev().find_map(|(_, _, fault)| fault.clone()),
+    }
+}
+
+fn report_breakdown(results: &[FormResult], bare: &[BareStats]) {
+    let turn_of = |name: &str| results.iter().find(|r| r.name == name).map(|r| r.turns.amortised_us);
+    let (Some(baseline), Some(sandboxed)) = (turn_of(IN_PROCESS), turn_of(SANDBOXED)) else {
+        return;
+    };
+    println!();
+    println!("(e) where a sandboxed turn's time goes: the same module under a bare host (synchronous WASI");
+    println!("    calls, the side's whole game on stdin from the start so it never pauses, a clock stuck at");
+    println!("    zero, no limits), `turn` as in (a); each row adds what is named on the right");
+    let row = |form: &str, us: f64, adds: &str| {
+        println!("  {form:<40} {us:>6.1} µs {:>6.2}×  {adds}", us / baseline);
+    };
+    row(IN_PROCESS, baseline, "");
+    for stats in bare {
+        let (form, adds) = if stats.fuel {
+            ("wasm, bare host, fuel metered", "fuel metering in the compiled code")
+        } else {
+            (
+                "wasm, bare host, no fuel",
+                "Cranelift's code for wasm32 instead of LLVM's native code",
+            )
+        };
+        row(form, stats.amortised_us, adds);
+        if let Some(fault) = &stats.fault {
+            println!(
+                "  ! {form}: {} bad replies in {} games; last: {fault}",
+                stats.bad, stats.games
+            );
+        }
+    }
+    row(
+        SANDBOXED,
+        sandboxed,
+        "the sandbox's host: pausing between turns, fuel accounting, limits, the referee's player",
+    );
+    if let Some(metered) = bare.iter().find(|stats| stats.fuel && stats.fault.is_none()) {
+        let host = sandboxed - metered.amortised_us;
+        println!(
+            "  a fuel-metered module cannot beat {:.2}× here; the sandbox's host adds {:.2}× ({host:.1} µs, {:.0}% of a sandboxed turn)",
+            metered.amortised_us / baseline,
+            host / baseline,
+            100.0 * host / sandboxed,
+        );
     }
 }
 
