@@ -44,6 +44,16 @@ pub struct BotInstance {
     /// The bot replied and is paused waiting for the next request.
     waiting: bool,
     stderr: Vec<u8>,
+    /// The last turn's backstop allowance.
+    backstop: Option<BackstopAllowance>,
+}
+
+/// Wall-clock time allowed to a turn of `fuel_budget` fuel.
+#[derive(Clone, Copy)]
+struct BackstopAllowance {
+    fuel_budget: u64,
+    real: Duration,
+    ms: u64,
 }
 
 /// Fuel a bot gets to exit in once stdin is closed (an SDK bot needs a few
@@ -80,6 +90,7 @@ impl BotInstance {
             run: None,
             waiting: false,
             stderr: Vec::new(),
+            backstop: None,
         };
         bot.run = Some(bot.start()?);
         Ok(bot)
@@ -98,6 +109,7 @@ impl BotInstance {
                 refused: false,
             },
             memory: None,
+            write_buffer: Vec::new(),
         };
         let wt = |e: wasmtime::Error| SandboxError::Wasmtime(format!("{e:#}"));
         let mut store = Store::new(&self.shared.engine, host);
@@ -142,18 +154,15 @@ impl BotInstance {
     ///   instance, within the next turn.
     pub fn turn(&mut self, request: &[u8], fuel_budget: u64) -> Result<TurnReply, TurnFault> {
         let fresh = self.run.is_none();
+        let allowed = self.backstop_allowance(fuel_budget);
         {
             let mut g = lock(&self.io);
             g.begin_turn(request, fuel_budget, fresh);
-            let real_ns = u128::from(fuel_budget) * 1_000_000 / u128::from(self.params.fuel_per_ms.max(1))
-                * u128::from(self.shared.config.backstop_factor);
-            let allowed = Duration::from_nanos(u64::try_from(real_ns).unwrap_or(u64::MAX))
-                .saturating_add(self.shared.config.backstop_grace);
             let now = Instant::now();
             g.backstop = now
-                .checked_add(allowed)
+                .checked_add(allowed.real)
                 .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600));
-            g.backstop_ms = u64::try_from(allowed.as_millis()).unwrap_or(u64::MAX);
+            g.backstop_ms = allowed.ms;
         }
         if fresh {
             match self.start() {
@@ -165,6 +174,25 @@ impl BotInstance {
         self.waiting = result.is_ok();
         self.collect_stderr();
         result
+    }
+
+    /// The wall-clock time a turn with `fuel_budget` may take before the
+    /// backstop stops it (remembered: turns of a game share their budget).
+    fn backstop_allowance(&mut self, fuel_budget: u64) -> BackstopAllowance {
+        if let Some(allowed) = self.backstop.filter(|allowed| allowed.fuel_budget == fuel_budget) {
+            return allowed;
+        }
+        let real_ns = u128::from(fuel_budget) * 1_000_000 / u128::from(self.params.fuel_per_ms.max(1))
+            * u128::from(self.shared.config.backstop_factor);
+        let real = Duration::from_nanos(u64::try_from(real_ns).unwrap_or(u64::MAX))
+            .saturating_add(self.shared.config.backstop_grace);
+        let allowed = BackstopAllowance {
+            fuel_budget,
+            real,
+            ms: u64::try_from(real.as_millis()).unwrap_or(u64::MAX),
+        };
+        self.backstop = Some(allowed);
+        allowed
     }
 
     /// Ends the game for this bot: closes its stdin and, if it is waiting

@@ -73,6 +73,8 @@ pub(crate) struct Host {
     pub(crate) params: Arc<Params>,
     pub(crate) limiter: Limiter,
     pub(crate) memory: Option<Memory>,
+    /// Reused by every `fd_write` for the bytes written.
+    pub(crate) write_buffer: Vec<u8>,
 }
 
 type Ctx<'a> = Caller<'a, Host>;
@@ -153,23 +155,39 @@ fn errno(r: Result<(), i32>) -> i32 {
     r.err().unwrap_or(SUCCESS)
 }
 
-/// The (pointer, length) pairs of an iovec array.
-fn iovecs(mem: &[u8], iovs: u32, len: u32) -> Result<Vec<(u32, u32)>, i32> {
-    if len > 1024 {
-        return Err(EINVAL);
-    }
-    (0..len)
-        .map(|i| {
-            let at = iovs.checked_add(i * 8).ok_or(EFAULT)?;
-            Ok((get_u32(mem, at)?, get_u32(mem, at + 4)?))
-        })
-        .collect()
+/// An iovec array whose entries are all inside memory.
+struct Iovecs {
+    at: u32,
+    len: u32,
 }
 
-/// Copies at most `cap` bytes out of the iovecs (only those ranges).
-fn gather(mem: &[u8], iovs: u32, len: u32, cap: usize) -> Result<Vec<u8>, i32> {
-    let mut out = Vec::new();
-    for (ptr, n) in iovecs(mem, iovs, len)? {
+impl Iovecs {
+    /// Checks that the `len` entries at `at` are inside `mem` (and that
+    /// there are not absurdly many), without reading them.
+    fn new(mem: &[u8], at: u32, len: u32) -> Result<Iovecs, i32> {
+        if len > 1024 {
+            return Err(EINVAL);
+        }
+        let end = at.checked_add(len * 8).ok_or(EFAULT)?;
+        if end as usize > mem.len() {
+            return Err(EFAULT);
+        }
+        Ok(Iovecs { at, len })
+    }
+
+    /// Entry `i` as (pointer, length).
+    fn get(&self, mem: &[u8], i: u32) -> Result<(u32, u32), i32> {
+        let at = self.at + i * 8;
+        Ok((get_u32(mem, at)?, get_u32(mem, at + 4)?))
+    }
+}
+
+/// Appends at most `cap` bytes out of the iovecs (only those ranges) to
+/// `out`, which starts empty.
+fn gather(mem: &[u8], iovs: u32, len: u32, cap: usize, out: &mut Vec<u8>) -> Result<(), i32> {
+    let vecs = Iovecs::new(mem, iovs, len)?;
+    for i in 0..vecs.len {
+        let (ptr, n) = vecs.get(mem, i)?;
         let take = (n as usize).min(cap - out.len());
         let start = ptr as usize;
         let src = mem.get(start..start + take).ok_or(EFAULT)?;
@@ -178,36 +196,44 @@ fn gather(mem: &[u8], iovs: u32, len: u32, cap: usize) -> Result<Vec<u8>, i32> {
             break;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 async fn fd_write(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nwritten: i32) -> Result<i32> {
-    let p = c.data().params.clone();
+    let (call_fuel, byte_fuel, write_cap, max_stderr) = {
+        let p = &c.data().params;
+        (p.call_fuel, p.byte_fuel, p.write_cap(), p.max_stderr)
+    };
     let Some(mem) = memory(c) else {
-        charge(c, p.call_fuel).await?;
+        charge(c, call_fuel).await?;
         return Ok(EFAULT);
     };
-    let data = gather(mem.data(&*c), iovs as u32, len as u32, p.write_cap());
-    let data = match data {
-        Ok(d) => d,
-        Err(e) => {
-            charge(c, p.call_fuel).await?;
-            return Ok(e);
-        }
-    };
-    charge(c, p.call_fuel + data.len() as u64 * p.byte_fuel).await?;
+    // The bytes are copied once, into a buffer the store keeps for this.
+    let (view, host) = mem.data_and_store_mut(&mut *c);
+    let mut data = std::mem::take(&mut host.write_buffer);
+    data.clear();
+    if let Err(e) = gather(view, iovs as u32, len as u32, write_cap, &mut data) {
+        charge(c, call_fuel).await?;
+        return Ok(e);
+    }
+    charge(c, call_fuel + data.len() as u64 * byte_fuel).await?;
     match fd {
-        1 => write_stdout(c, &p, &data).await?,
-        2 => lock(&c.data().io).write_stderr(&data, p.max_stderr),
+        1 => write_stdout(c, &data).await?,
+        2 => lock(&c.data().io).write_stderr(&data, max_stderr),
         _ => return Ok(EBADF),
     }
     let n = (data.len() as u32).to_le_bytes();
+    c.data_mut().write_buffer = data;
     Ok(errno(put(mem.data_mut(&mut *c), nwritten as u32, &n)))
 }
 
 /// Splits stdout into lines; the line that answers the current request is
 /// the reply: the bot pauses here until the next turn.
-async fn write_stdout(c: &mut Ctx<'_>, p: &Params, data: &[u8]) -> Result<()> {
+async fn write_stdout(c: &mut Ctx<'_>, data: &[u8]) -> Result<()> {
+    let (max_reply, granularity) = {
+        let p = &c.data().params;
+        (p.max_reply, p.granularity)
+    };
     let io = c.data().io.clone();
     let mut rest = data;
     while !rest.is_empty() {
@@ -220,9 +246,9 @@ async fn write_stdout(c: &mut Ctx<'_>, p: &Params, data: &[u8]) -> Result<()> {
         let seq = {
             let mut g = lock(&io);
             g.stdout_line.extend_from_slice(part);
-            if g.stdout_line.len() > p.max_reply {
+            if g.stdout_line.len() > max_reply {
                 return Err(wasmtime::Error::new(Abort(FaultKind::BadReply(
-                    BadReplyReason::LineTooLong { limit: p.max_reply },
+                    BadReplyReason::LineTooLong { limit: max_reply },
                 ))));
             }
             if !complete {
@@ -241,7 +267,7 @@ async fn write_stdout(c: &mut Ctx<'_>, p: &Params, data: &[u8]) -> Result<()> {
             g.turn_seq
         };
         next_turn(&io, seq).await;
-        arm(c, &io, p.granularity)?;
+        arm(c, &io, granularity)?;
     }
     Ok(())
 }
@@ -269,12 +295,28 @@ async fn fd_read(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nread: i32) -> R
             BadReplyReason::WaitedForInput,
         ))));
     }
-    let vecs = match iovecs(mem, iovs as u32, len as u32) {
+    // Every entry is read before any byte is copied, since the copies may
+    // land on the iovec array itself. Up to 8 entries need no allocation.
+    let vecs = match Iovecs::new(mem, iovs as u32, len as u32) {
         Ok(v) => v,
         Err(e) => return Ok(e),
     };
+    let mut few = [(0u32, 0u32); 8];
+    let mut many = Vec::new();
+    let entries: &mut [(u32, u32)] = if vecs.len as usize <= few.len() {
+        &mut few[..vecs.len as usize]
+    } else {
+        many.resize(vecs.len as usize, (0, 0));
+        &mut many
+    };
+    for (i, entry) in (0..).zip(entries.iter_mut()) {
+        *entry = match vecs.get(mem, i) {
+            Ok(entry) => entry,
+            Err(e) => return Ok(e),
+        };
+    }
     let mut total = 0usize;
-    for (ptr, n) in vecs {
+    for &(ptr, n) in entries.iter() {
         let avail = g.stdin.len() - g.stdin_pos;
         let take = (n as usize).min(avail);
         if take == 0 {
