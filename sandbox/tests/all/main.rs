@@ -8,11 +8,13 @@
 //! - `determinism`: same module, seed and requests give the same bytes and fuel.
 //! - `cache`: the compiler child process and the artifact cache.
 //! - `closing`: the end of a game (stdin closed, the bot may exit).
+//! - `iovecs`: reads and writes with several iovecs.
 
 mod cache;
 mod checks;
 mod closing;
 mod determinism;
 mod hostile;
+mod iovecs;
 mod rust_bot;
 mod support;
