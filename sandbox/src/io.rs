@@ -151,11 +151,26 @@ impl Io {
         self.total_used = self.total_used.saturating_add(fuel);
     }
 
-    /// Chunk size for the rest of this turn.
-    pub(crate) fn next_chunk(&self, granularity: u64) -> u64 {
-        self.budget
+    /// Sets the chunk size for the rest of this turn and returns it.
+    pub(crate) fn next_chunk(&mut self, granularity: u64) -> u64 {
+        self.chunk = self
+            .budget
             .saturating_sub(self.turn_used)
-            .clamp(MIN_CHUNK, granularity.max(MIN_CHUNK))
+            .clamp(MIN_CHUNK, granularity.max(MIN_CHUNK));
+        self.chunk
+    }
+
+    /// When the turn has used more than its budget (as of the last sync):
+    /// carries the excess over to the next turn, reports a timeout and
+    /// returns the turn a paused host call must wait past. `None` while
+    /// budget is left.
+    pub(crate) fn time_out_if_over(&mut self) -> Option<u64> {
+        if self.turn_used <= self.budget {
+            return None;
+        }
+        self.turn_used -= self.budget;
+        self.event = Some(Event::Timeout);
+        Some(self.turn_seq)
     }
 
     /// Lower bound of the fuel the current turn has used.

@@ -89,41 +89,32 @@ async fn charge(caller: &mut Ctx<'_>, cost: u64) -> Result<()> {
         let mut g = lock(&caller.data().io);
         g.sync(left);
         g.charge(cost);
-        if g.turn_used <= g.budget {
-            let chunk = g.next_chunk(granularity);
-            g.chunk = chunk;
-            drop(g);
-            caller.fuel_async_yield_interval(Some(chunk))?;
-            return caller.set_fuel(FUEL_TANK);
+        match g.time_out_if_over() {
+            Some(seq) => seq,
+            None => {
+                let chunk = g.next_chunk(granularity);
+                drop(g);
+                return refill(caller, chunk);
+            }
         }
-        g.turn_used -= g.budget;
-        g.event = Some(Event::Timeout);
-        g.turn_seq
     };
     let io = caller.data().io.clone();
     let mut seq = Some(timed_out);
     while let Some(s) = seq {
         next_turn(&io, s).await;
-        let mut g = lock(&io);
-        seq = if g.turn_used <= g.budget {
-            None
-        } else {
-            g.turn_used -= g.budget;
-            g.event = Some(Event::Timeout);
-            Some(g.turn_seq)
-        };
+        seq = lock(&io).time_out_if_over();
     }
     arm(caller, &io, granularity)
 }
 
 /// Refills the tank with chunks sized for the rest of the turn.
 fn arm(caller: &mut Ctx<'_>, io: &Mutex<Io>, granularity: u64) -> Result<()> {
-    let chunk = {
-        let mut g = lock(io);
-        let c = g.next_chunk(granularity);
-        g.chunk = c;
-        c
-    };
+    let chunk = lock(io).next_chunk(granularity);
+    refill(caller, chunk)
+}
+
+/// Refills the tank, to be handed out in chunks of `chunk` fuel.
+fn refill(caller: &mut Ctx<'_>, chunk: u64) -> Result<()> {
     caller.fuel_async_yield_interval(Some(chunk))?;
     caller.set_fuel(FUEL_TANK)
 }
