@@ -194,6 +194,24 @@ fn engine_config(config: &SandboxConfig, keep_resident: bool) -> wasmtime::Confi
     wcfg
 }
 
+/// A wasmtime engine with the settings a [`Sandbox`] built from `config`
+/// uses (code generation, fuel metering, limits, the pooling allocator),
+/// after `adjust` has changed what it needs to. For benchmarks and tools
+/// that run modules as the sandbox compiles them; the sandbox itself passes
+/// no adjustment.
+pub fn engine(config: &SandboxConfig, adjust: impl Fn(&mut wasmtime::Config)) -> Result<Engine, SandboxError> {
+    let build = |keep_resident: bool| {
+        let mut wcfg = engine_config(config, keep_resident);
+        adjust(&mut wcfg);
+        Engine::new(&wcfg)
+    };
+    // Keeping touched pages resident needs the kernel to say which they
+    // are; without that, the engine is built without it.
+    build(true)
+        .or_else(|_| build(false))
+        .map_err(|e| SandboxError::Wasmtime(format!("{e:#}")))
+}
+
 impl Sandbox {
     /// Builds the engine (with a pooling allocator of
     /// [`SandboxConfig::instance_slots`]), the WASI host and the caches.
@@ -207,11 +225,7 @@ impl Sandbox {
             return Err(SandboxError::Config("instance_slots must be positive".into()));
         }
         let wt = |e: wasmtime::Error| SandboxError::Wasmtime(format!("{e:#}"));
-        // Keeping touched pages resident needs the kernel to say which they
-        // are; without that, the engine is built without it.
-        let engine = Engine::new(&engine_config(&config, true))
-            .or_else(|_| Engine::new(&engine_config(&config, false)))
-            .map_err(wt)?;
+        let engine = engine(&config, |_| {})?;
 
         let mut linker = Linker::new(&engine);
         wasi::add_to_linker(&mut linker).map_err(wt)?;

@@ -4,16 +4,15 @@
 //! The host here is the least a WASI bot needs: synchronous calls, the
 //! side's whole game as stdin from the start (so the bot never pauses
 //! between turns), a clock stuck at zero, zeros for random bytes, no limits
-//! and no fuel accounting. Instances come from a pooling allocator set up
-//! as the sandbox's is, so that starting and dropping them costs the same.
-//! With fuel metering off it measures the compiled
-//! code alone; with it on (an endless tank) it adds what metering costs the
-//! code. The sandbox's own share is what is left of a sandboxed turn.
+//! and no fuel accounting. The engine is the sandbox's own
+//! ([`arbiter_sandbox::engine`]: its code generation and pooling
+//! allocator), so compiled code and starting and dropping instances cost
+//! the same. With fuel metering off it measures the compiled code alone;
+//! with it on (an endless tank) it adds what metering costs the code. The
+//! sandbox's own share is what is left of a sandboxed turn.
 
-use wasmtime::{
-    Caller, Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, Linker, Memory, Module, OptLevel,
-    PoolingAllocationConfig, Store,
-};
+use arbiter_sandbox::SandboxConfig;
+use wasmtime::{Caller, Engine, InstancePre, Linker, Memory, Module, Store};
 
 const WASI: &str = "wasi_snapshot_preview1";
 
@@ -45,10 +44,12 @@ impl std::fmt::Display for Exit {
 impl std::error::Error for Exit {}
 
 impl BareHost {
-    /// Compiles `wasm` in this process with the sandbox's code generation
-    /// settings, fuel metering on or off.
+    /// Compiles `wasm` in this process with the default sandbox's engine,
+    /// fuel metering on or off.
     pub fn new(wasm: &[u8], fuel: bool) -> wasmtime::Result<BareHost> {
-        let engine = Engine::new(&config(fuel, true)).or_else(|_| Engine::new(&config(fuel, false)))?;
+        let engine = arbiter_sandbox::engine(&SandboxConfig::default(), |config| {
+            config.consume_fuel(fuel);
+        })?;
         let module = Module::new(&engine, wasm)?;
         let mut linker = Linker::new(&engine);
         linker.func_wrap(WASI, "fd_read", fd_read)?;
@@ -104,36 +105,6 @@ impl BareHost {
         }
         Ok(std::mem::take(&mut store.data_mut().stdout))
     }
-}
-
-/// The sandbox's engine settings (`arbiter_sandbox`'s defaults), with fuel
-/// metering as asked.
-fn config(fuel: bool, keep_resident: bool) -> Config {
-    const SLOTS: u32 = 4;
-    const KEEP_RESIDENT_BYTES: usize = 2 << 20;
-    let mut pool = PoolingAllocationConfig::new();
-    pool.total_core_instances(SLOTS)
-        .total_memories(SLOTS)
-        .total_tables(SLOTS)
-        .total_stacks(SLOTS)
-        .max_memories_per_module(1)
-        .max_tables_per_module(1)
-        .max_memory_size(256 << 20)
-        .table_elements(100_000);
-    if keep_resident {
-        pool.pagemap_scan(Enabled::Yes)
-            .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
-            .table_keep_resident(KEEP_RESIDENT_BYTES);
-    }
-    let mut config = Config::new();
-    config
-        .consume_fuel(fuel)
-        .cranelift_nan_canonicalization(true)
-        .wasm_relaxed_simd(false)
-        .relaxed_simd_deterministic(true)
-        .cranelift_opt_level(OptLevel::Speed)
-        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-    config
 }
 
 fn memory(c: &Caller<'_, Bare>) -> wasmtime::Result<Memory> {
