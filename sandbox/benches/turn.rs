@@ -1,9 +1,9 @@
 //! Sandbox overhead: one turn round trip with a Rust bot that parses a
 //! ~1 KB request, the same with a hand-written bot that only echoes it (the
 //! host's share), the echo bot reading the clock ten times a turn (what a
-//! host call that does not pause costs), with a hand-written one-shot bot (echo, then
-//! `proc_exit(0)`: a fresh instance every turn), and instantiating a bot
-//! from a cached module.
+//! host call that does not pause costs), a hand-written one-shot bot (echo,
+//! then `proc_exit(0)`: a fresh instance every turn), and instantiating a
+//! bot from a cached module.
 //!
 //! Run with `cargo bench -p arbiter-sandbox --bench turn`.
 
@@ -63,8 +63,6 @@ fn echo_wat(start: &str) -> String {
 /// Echoes forever: the host's share of a turn.
 const RAW_ECHO: &str = "(loop $turn (call $echo) (br $turn))";
 
-/// Echoes one request, then exits with `proc_exit(0)`, as a C bot calling
-/// `exit(0)` does: the sandbox starts a fresh instance for every turn.
 /// Echoes forever, reading the clock ten times a turn: the cost of a host
 /// call that does not pause the bot.
 const ECHO_TEN_CLOCK_READS: &str = "(loop $turn (call $echo)
@@ -74,6 +72,8 @@ const ECHO_TEN_CLOCK_READS: &str = "(loop $turn (call $echo)
   (i32.store (i32.const 72) (i32.const 0))
   (br $turn))";
 
+/// Echoes one request, then exits with `proc_exit(0)`, as a C bot calling
+/// `exit(0)` does: the sandbox starts a fresh instance for every turn.
 const ONE_SHOT: &str = "(call $echo) (call $proc_exit (i32.const 0))";
 
 fn bench(c: &mut Criterion) {

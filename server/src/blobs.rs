@@ -7,8 +7,9 @@
 //! blob (the folder writes a temporary file and renames it into place; an
 //! object store makes a whole object visible at once).
 //!
-//! The methods block: from async code call them through [`Blobs::run`]. Object storage requests run on a small runtime owned by the store,
-//! so blocking on them is safe from any thread.
+//! The methods block: from async code call them through [`Blobs::run`].
+//! Object storage requests run on a small runtime owned by the store, so
+//! blocking on them is safe from any thread.
 
 use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
