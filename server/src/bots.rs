@@ -1,6 +1,7 @@
 //! Bot specifications on the command line: `house:NAME`, `PATH.wasm`,
 //! `builtin:NAME`, `cmd:'python3 bot.py'`.
 
+use crate::sandbox::LazySandbox;
 use anyhow::{Context, bail};
 use arbiter_games::Variant;
 use arbiter_house::HouseBot;
@@ -18,10 +19,11 @@ pub const BOT_FORMS: &str = "A BOT is one of:
   builtin:NAME          a house bot run in-process, natively (fast, for trying things out)
   cmd:'COMMAND ARGS'    a native process speaking the JSON-lines protocol (wall-clock time, not reproducible)";
 
-/// Reads one bot specification for `variant`.
-pub fn parse(spec: &str, variant: Variant) -> anyhow::Result<Arc<dyn Entrant>> {
+/// Reads one bot specification for `variant`; WebAssembly bots run in
+/// `sandbox`.
+pub fn parse(spec: &str, variant: Variant, sandbox: &LazySandbox) -> anyhow::Result<Arc<dyn Entrant>> {
     if let Some(name) = spec.strip_prefix("house:") {
-        return wasm(house_bot(name, variant)?.wasm, spec);
+        return wasm(sandbox, house_bot(name, variant)?.wasm, spec);
     }
     if let Some(name) = spec.strip_prefix("builtin:") {
         house_bot(name, variant)?;
@@ -42,7 +44,7 @@ pub fn parse(spec: &str, variant: Variant) -> anyhow::Result<Arc<dyn Entrant>> {
         let path = Path::new(spec);
         let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or(spec);
-        return wasm(&bytes, name);
+        return wasm(sandbox, &bytes, name);
     }
     bail!("cannot read bot {spec:?}\n{BOT_FORMS}")
 }
@@ -66,8 +68,8 @@ fn house_bot(name: &str, variant: Variant) -> anyhow::Result<&'static HouseBot> 
     Ok(bot)
 }
 
-fn wasm(bytes: &[u8], name: &str) -> anyhow::Result<Arc<dyn Entrant>> {
-    let sandbox = crate::sandbox::shared()?;
+fn wasm(sandbox: &LazySandbox, bytes: &[u8], name: &str) -> anyhow::Result<Arc<dyn Entrant>> {
+    let sandbox = sandbox.get()?;
     let module = sandbox.load(bytes).with_context(|| format!("{name} cannot run"))?;
     Ok(Arc::new(WasmBot::new(sandbox, module, name)))
 }

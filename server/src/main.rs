@@ -75,25 +75,32 @@ fn main() -> ExitCode {
             .with_writer(std::io::stderr)
             .init();
     }
-    let result = match cli.command {
-        Command::Serve(args) => cmd::serve::run(args),
-        Command::Worker(args) => cmd::worker::run(args),
-        Command::Ratings(command) => cmd::ratings::run(command),
-        Command::Play(args) => cmd::play::run(args),
-        Command::Check(args) => cmd::check::run(args),
-        Command::Bots(args) => cmd::bots::run(args),
-        Command::CompileModule => return arbiter_sandbox::compiler_child_main(),
-        Command::HouseBot { name, once } => house_bot(&name, once),
-        Command::Position(args) => cmd::position::run(args),
-        Command::Perft(args) => cmd::perft::run(args),
-        Command::Replay(command) => cmd::replay::run(command),
-        Command::Verify(args) => cmd::verify::run(args),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    match run(cli.command) {
+        Ok(code) => code,
         Err(error) => {
             eprintln!("arbiter: {error:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Runs one command: its exit code, or the error that stopped it. Commands
+/// return rather than exit, so that what they own (temporary folders
+/// included) is dropped.
+fn run(command: Command) -> anyhow::Result<ExitCode> {
+    let done = |result: anyhow::Result<()>| result.map(|()| ExitCode::SUCCESS);
+    match command {
+        Command::Serve(args) => done(cmd::serve::run(args)),
+        Command::Worker(args) => done(cmd::worker::run(args)),
+        Command::Ratings(command) => cmd::ratings::run(command),
+        Command::Play(args) => done(cmd::play::run(args)),
+        Command::Check(args) => cmd::check::run(args),
+        Command::Bots(args) => done(cmd::bots::run(args)),
+        Command::CompileModule => Ok(arbiter_sandbox::compiler_child_main()),
+        Command::HouseBot { name, once } => done(house_bot(&name, once)),
+        Command::Position(args) => done(cmd::position::run(args)),
+        Command::Perft(args) => done(cmd::perft::run(args)),
+        Command::Replay(command) => done(cmd::replay::run(command)),
+        Command::Verify(args) => done(cmd::verify::run(args)),
     }
 }

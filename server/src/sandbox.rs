@@ -17,12 +17,27 @@ pub fn config() -> anyhow::Result<SandboxConfig> {
     })
 }
 
-/// The process-wide sandbox, made on first use.
-pub fn shared() -> anyhow::Result<Sandbox> {
-    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    if let Some(sandbox) = SANDBOX.get() {
-        return Ok(sandbox.clone());
+/// A sandbox with [`config`] for one command.
+///
+/// Its compiled modules live in a temporary folder that is removed when the
+/// sandbox and every bot made from it are dropped. A command should
+/// therefore own it and return normally, never leave through
+/// `std::process::exit`.
+pub fn new() -> anyhow::Result<Sandbox> {
+    Sandbox::new(config()?).context("cannot start the WebAssembly sandbox")
+}
+
+/// A sandbox for one command, made by [`new`] when a bot first needs it.
+#[derive(Default)]
+pub struct LazySandbox(OnceLock<Sandbox>);
+
+impl LazySandbox {
+    /// The sandbox, made on the first call.
+    pub fn get(&self) -> anyhow::Result<Sandbox> {
+        if let Some(sandbox) = self.0.get() {
+            return Ok(sandbox.clone());
+        }
+        let sandbox = new()?;
+        Ok(self.0.get_or_init(|| sandbox).clone())
     }
-    let sandbox = Sandbox::new(config()?).context("cannot start the WebAssembly sandbox")?;
-    Ok(SANDBOX.get_or_init(|| sandbox).clone())
 }

@@ -62,14 +62,27 @@ fn check(name: &str, wasm: &[u8], game: Option<&str>) -> Checked {
 }
 
 /// Runs `arbiter check NAME.wasm [--game GAME]` with extra environment
-/// variables.
+/// variables, and asserts that it leaves nothing in its temporary folder.
 fn check_with_env(name: &str, wasm: &[u8], game: Option<&str>, vars: &[(&str, &str)]) -> Checked {
     let dir = tempfile::tempdir().expect("a temporary folder");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).expect("the temporary folder is writable");
     let output = command(dir.path(), name, wasm, game)
         .envs(vars.iter().copied())
+        .env("TMPDIR", &tmp)
         .output()
         .expect("arbiter runs");
-    checked(output)
+    let checked = checked(output);
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .expect("the temporary folder is readable")
+        .map(|entry| entry.map(|e| e.file_name()))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "arbiter check leaves its temporary files behind: {left:?}\n{}",
+        checked.show()
+    );
+    checked
 }
 
 fn wasm(wat: &str) -> Vec<u8> {

@@ -106,6 +106,34 @@ fn play_writes_replays_and_a_table_and_replay_show_reads_them() {
 }
 
 #[test]
+fn play_with_sandboxed_bots_removes_its_compiled_modules() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).expect("tempdir is writable");
+    let output = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["play", "tictactoe", "house:tictactoe-perfect", "house:tictactoe-random"])
+        .args(["--matches", "2", "--out"])
+        .arg(dir.path().join("replays"))
+        .env("TMPDIR", &tmp)
+        .output()
+        .expect("arbiter runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("house:tictactoe-perfect"),
+        "{}",
+        stdout(&output)
+    );
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .expect("tmp is readable")
+        .map(|entry| entry.map(|e| e.file_name()))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "arbiter play leaves its temporary files behind: {left:?}"
+    );
+}
+
+#[test]
 fn play_finishes_when_a_native_bot_crashes() {
     let dir = tempfile::tempdir().expect("tempdir");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../referee/tests/bots/othello_first.py");

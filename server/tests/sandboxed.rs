@@ -10,7 +10,7 @@
 //! The compiler child is the `arbiter` binary itself (`__compile-module`),
 //! which Cargo builds for these tests.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -45,11 +45,22 @@ fn budget(variant: Variant) -> Budget {
     }
 }
 
-/// Compiled artifacts shared by every sandbox of this test process.
+/// Compiled artifacts shared by every sandbox of this test process, in the
+/// target folder: emptied when the run first asks for it, so a run starts
+/// cold and leaves nothing in the system's temporary folder (the shared
+/// sandbox is never dropped).
 fn cache_dir() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().expect("a temporary folder"))
-        .path()
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sandboxed-compiled");
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => panic!("cannot empty {}: {e}", dir.display()),
+        }
+        std::fs::create_dir_all(&dir).expect("the target folder is writable");
+        dir
+    })
 }
 
 fn config() -> SandboxConfig {

@@ -16,9 +16,27 @@ pub fn compiler() -> CompilerCommand {
 pub fn config() -> SandboxConfig {
     SandboxConfig {
         compiler: compiler(),
+        cache_dir: Some(cache_dir().to_path_buf()),
         instance_slots: 32,
         ..SandboxConfig::default()
     }
+}
+
+/// Compiled modules of this test run, in the target folder: emptied when
+/// the run first asks for it, so a run starts cold and leaves nothing in
+/// the system's temporary folder (the shared sandbox is never dropped).
+fn cache_dir() -> &'static std::path::Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sandbox-tests-compiled");
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => panic!("cannot empty {}: {e}", dir.display()),
+        }
+        std::fs::create_dir_all(&dir).expect("the target folder is writable");
+        dir
+    })
 }
 
 /// One sandbox shared by the tests that use default limits.

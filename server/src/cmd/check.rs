@@ -2,7 +2,9 @@
 
 use anyhow::Context;
 use arbiter_games::Variant;
+use arbiter_server::check::Verdict;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// Runs the checks a server runs on an upload — module validity, imports and
 /// exports, compilation under limits, a smoke match against a house bot — and
@@ -19,15 +21,16 @@ pub struct Args {
     game: Variant,
 }
 
-/// Runs `arbiter check`.
-pub fn run(args: Args) -> anyhow::Result<()> {
+/// Runs `arbiter check`: success when the bot is accepted, 1 when it is
+/// rejected.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let wasm = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     let name = args.file.file_stem().and_then(|s| s.to_str()).unwrap_or("bot");
-    let sandbox = arbiter_server::sandbox::shared()?;
+    let sandbox = arbiter_server::sandbox::new()?;
     let verdict = arbiter_server::check::check(&sandbox, &wasm, name, args.game)?;
     print!("{}", verdict.report());
-    if matches!(verdict, arbiter_server::check::Verdict::Rejected { .. }) {
-        std::process::exit(1);
-    }
-    Ok(())
+    Ok(match verdict {
+        Verdict::Accepted { .. } => ExitCode::SUCCESS,
+        Verdict::Rejected { .. } => ExitCode::FAILURE,
+    })
 }

@@ -4,6 +4,7 @@ use anyhow::Context;
 use arbiter_games::Variant;
 use arbiter_referee::{Entrant, MatchSettings, PlayedMatch, play_match};
 use arbiter_server::bots;
+use arbiter_server::sandbox::LazySandbox;
 use arbiter_server::stats::{Record, format_elo};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -48,10 +49,17 @@ pub struct Args {
 
 /// Runs `arbiter play`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let sandbox = LazySandbox::default();
     let entrants = [
-        bots::parse(&args.bot_a, args.game)?,
-        bots::parse(&args.bot_b, args.game)?,
+        bots::parse(&args.bot_a, args.game, &sandbox)?,
+        bots::parse(&args.bot_b, args.game, &sandbox)?,
     ];
+    // Sandboxed bots' clocks run on the sandbox's fuel rate.
+    let fuel_per_ms = if entrants.iter().any(|e| e.info().kind == "wasm") {
+        Some(sandbox.get()?.config().fuel_per_ms)
+    } else {
+        None
+    };
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let jobs = args
         .jobs
@@ -73,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     if i >= args.matches || failure.lock().map(|f| f.is_some()).unwrap_or(true) {
                         break;
                     }
-                    match play_one(&args, &entrants, i) {
+                    match play_one(&args, &entrants, fuel_per_ms, i) {
                         Ok(played) => {
                             if let Ok(mut results) = results.lock() {
                                 results.push((i, played));
@@ -101,12 +109,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn play_one(args: &Args, entrants: &[Arc<dyn Entrant>; 2], i: u32) -> anyhow::Result<PlayedMatch> {
+fn play_one(
+    args: &Args,
+    entrants: &[Arc<dyn Entrant>; 2],
+    fuel_per_ms: Option<u64>,
+    i: u32,
+) -> anyhow::Result<PlayedMatch> {
     let mut settings = MatchSettings::new(args.game, args.seed.wrapping_add(u64::from(i)));
     settings.match_id = u64::from(i) + 1;
-    if entrants.iter().any(|e| e.info().kind == "wasm") {
-        settings.fuel_per_ms = Some(arbiter_server::sandbox::shared()?.config().fuel_per_ms);
-    }
+    settings.fuel_per_ms = fuel_per_ms;
     let played = play_match(&settings, [entrants[0].as_ref(), entrants[1].as_ref()])
         .with_context(|| format!("match {} could not be played", i + 1))?;
     let path = args.out.join(format!("match-{:04}.json", i + 1));

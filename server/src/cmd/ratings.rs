@@ -4,6 +4,7 @@ use anyhow::Context;
 use arbiter_server::db::Db;
 use arbiter_server::ratings::{RatingSystem, recompute};
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// Rating maintenance.
 #[derive(clap::Subcommand)]
@@ -25,8 +26,9 @@ pub enum Command {
     },
 }
 
-/// Runs `arbiter ratings`.
-pub fn run(command: Command) -> anyhow::Result<()> {
+/// Runs `arbiter ratings`: success when the ratings match the log, 1 when
+/// they differ.
+pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     let Command::Recompute {
         data,
         database_url,
@@ -41,7 +43,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
     })?;
     if differences.is_empty() {
         println!("ratings recomputed from the match log: no difference");
-        return Ok(());
+        return Ok(ExitCode::SUCCESS);
     }
     println!("{} rating(s) differ from the match log:", differences.len());
     for d in &differences {
@@ -50,5 +52,5 @@ pub fn run(command: Command) -> anyhow::Result<()> {
             d.version_id, d.ladder, d.stored.rating, d.stored.deviation, d.recomputed.rating, d.recomputed.deviation
         );
     }
-    std::process::exit(1);
+    Ok(ExitCode::FAILURE)
 }

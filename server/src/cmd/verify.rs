@@ -4,6 +4,7 @@ use anyhow::{Context, bail};
 use arbiter_referee::Replay;
 use arbiter_referee::verify::{settings_of, verify};
 use arbiter_server::bots;
+use arbiter_server::sandbox::LazySandbox;
 use std::path::PathBuf;
 
 /// Re-runs a replay with the two bots' modules and checks that every
@@ -28,8 +29,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let bytes = std::fs::read(&args.replay).with_context(|| format!("cannot read {}", args.replay.display()))?;
     let replay = Replay::from_json(&bytes).with_context(|| format!("cannot read {}", args.replay.display()))?;
     let variant = settings_of(&replay)?.variant;
-    let a = bots::parse(&args.bot_a, variant)?;
-    let b = bots::parse(&args.bot_b, variant)?;
+    let sandbox = LazySandbox::default();
+    let a = bots::parse(&args.bot_a, variant, &sandbox)?;
+    let b = bots::parse(&args.bot_b, variant, &sandbox)?;
     match verify(&replay, [a.as_ref(), b.as_ref()]) {
         Ok(()) => {
             println!("verified: the re-run gives the same match, move for move");
