@@ -191,9 +191,9 @@ fn gather(mem: &[u8], iovs: u32, len: u32, cap: usize, out: &mut Vec<u8>) -> Res
 }
 
 async fn fd_write(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nwritten: i32) -> Result<i32> {
-    let (call_fuel, byte_fuel, write_cap, max_stderr) = {
+    let (call_fuel, write_cap) = {
         let p = &c.data().params;
-        (p.call_fuel, p.byte_fuel, p.write_cap(), p.max_stderr)
+        (p.call_fuel, p.write_cap())
     };
     let Some(mem) = memory(c) else {
         charge(c, call_fuel).await?;
@@ -203,19 +203,35 @@ async fn fd_write(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nwritten: i32) 
     let (view, host) = mem.data_and_store_mut(&mut *c);
     let mut data = std::mem::take(&mut host.write_buffer);
     data.clear();
-    if let Err(e) = gather(view, iovs as u32, len as u32, write_cap, &mut data) {
+    let gathered = gather(view, iovs as u32, len as u32, write_cap, &mut data);
+    let written = write(c, fd, gathered, &data).await;
+    c.data_mut().write_buffer = data;
+    let n = match written? {
+        Ok(n) => (n as u32).to_le_bytes(),
+        Err(e) => return Ok(e),
+    };
+    Ok(errno(put(mem.data_mut(&mut *c), nwritten as u32, &n)))
+}
+
+/// Charges for and writes the bytes `fd_write` gathered (`gathered` says
+/// whether that went well); gives the count written or the error for the
+/// bot.
+async fn write(c: &mut Ctx<'_>, fd: i32, gathered: Result<(), i32>, data: &[u8]) -> Result<Result<usize, i32>> {
+    let (call_fuel, byte_fuel, max_stderr) = {
+        let p = &c.data().params;
+        (p.call_fuel, p.byte_fuel, p.max_stderr)
+    };
+    if let Err(e) = gathered {
         charge(c, call_fuel).await?;
-        return Ok(e);
+        return Ok(Err(e));
     }
     charge(c, call_fuel + data.len() as u64 * byte_fuel).await?;
     match fd {
-        1 => write_stdout(c, &data).await?,
-        2 => lock(&c.data().io).write_stderr(&data, max_stderr),
-        _ => return Ok(EBADF),
+        1 => write_stdout(c, data).await?,
+        2 => lock(&c.data().io).write_stderr(data, max_stderr),
+        _ => return Ok(Err(EBADF)),
     }
-    let n = (data.len() as u32).to_le_bytes();
-    c.data_mut().write_buffer = data;
-    Ok(errno(put(mem.data_mut(&mut *c), nwritten as u32, &n)))
+    Ok(Ok(data.len()))
 }
 
 /// Splits stdout into lines; the line that answers the current request is

@@ -104,3 +104,29 @@ fn a_write_gathers_its_iovecs_in_order() {
     let mut b = bot(&wat_bot(start, extra));
     assert_eq!(b.turn(b"x", FUEL).expect("replies").line, b"hello");
 }
+
+#[test]
+fn a_write_to_an_unknown_fd_is_ebadf_and_the_next_write_works() {
+    // EBADF is 8. fd 0 is stdin (not writable); 3 and 7 were never opened.
+    // Each refused write must leave the next one whole: "ok" then the echo.
+    let start = r#"
+      (drop (call $read))
+      (i32.store (i32.const 256) (i32.const 600))
+      (i32.store (i32.const 260) (i32.const 3))
+      (if (i32.ne (call $fd_write (i32.const 0) (i32.const 256) (i32.const 1) (i32.const 48)) (i32.const 8))
+        (then unreachable))
+      (if (i32.ne (call $fd_write (i32.const 3) (i32.const 256) (i32.const 1) (i32.const 48)) (i32.const 8))
+        (then unreachable))
+      (if (i32.ne (call $fd_write (i32.const 7) (i32.const 256) (i32.const 1) (i32.const 48)) (i32.const 8))
+        (then unreachable))
+      (if (call $fd_write (i32.const 1) (i32.const 256) (i32.const 1) (i32.const 48))
+        (then unreachable))
+      (if (i32.ne (i32.load (i32.const 48)) (i32.const 3))
+        (then unreachable))
+      (loop $turn (call $echo) (br $turn))"#;
+    let extra = r#"(data (i32.const 600) "ok\n")"#;
+    let mut b = bot(&wat_bot(start, extra));
+    assert_eq!(b.turn(b"first", FUEL).expect("replies").line, b"ok");
+    assert_eq!(b.turn(b"second", FUEL).expect("echoes").line, b"second");
+    assert_host_fine();
+}
