@@ -101,6 +101,6 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Position(args) => done(cmd::position::run(args)),
         Command::Perft(args) => done(cmd::perft::run(args)),
         Command::Replay(command) => done(cmd::replay::run(command)),
-        Command::Verify(args) => done(cmd::verify::run(args)),
+        Command::Verify(args) => cmd::verify::run(args),
     }
 }

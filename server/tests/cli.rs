@@ -105,31 +105,66 @@ fn play_writes_replays_and_a_table_and_replay_show_reads_them() {
     assert!(stdout(&shown).contains("othello:grand"), "{}", stdout(&shown));
 }
 
+/// Runs `arbiter ARGS` with `tmp` as its temporary folder.
+fn arbiter_in(tmp: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .env("TMPDIR", tmp)
+        .output()
+        .expect("arbiter runs")
+}
+
 #[test]
-fn play_with_sandboxed_bots_removes_its_compiled_modules() {
+fn sandboxed_play_then_verify_and_nothing_left_in_tmp() {
     let dir = tempfile::tempdir().expect("tempdir");
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).expect("tempdir is writable");
-    let output = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["play", "tictactoe", "house:tictactoe-perfect", "house:tictactoe-random"])
-        .args(["--matches", "2", "--out"])
-        .arg(dir.path().join("replays"))
-        .env("TMPDIR", &tmp)
-        .output()
-        .expect("arbiter runs");
-    assert!(output.status.success(), "{}", stderr(&output));
-    assert!(
-        stdout(&output).contains("house:tictactoe-perfect"),
-        "{}",
-        stdout(&output)
+    let out = dir.path().join("replays");
+    let out = out.to_str().expect("utf-8 path");
+    let (perfect, random) = ("house:tictactoe-perfect", "house:tictactoe-random");
+    let played = arbiter_in(
+        &tmp,
+        &["play", "tictactoe", perfect, random, "--matches", "1", "--out", out],
     );
+    assert!(played.status.success(), "{}", stderr(&played));
+    assert!(stdout(&played).contains(perfect), "{}", stdout(&played));
+    let replay = Path::new(out).join("match-0001.json");
+    let replay_arg = replay.to_str().expect("utf-8 path");
+
+    let verified = arbiter_in(&tmp, &["verify", replay_arg, perfect, random]);
+    assert_eq!(verified.status.code(), Some(0), "{}", stderr(&verified));
+    assert!(stdout(&verified).starts_with("verified: "), "{}", stdout(&verified));
+
+    // The wrong bots, and a replay whose first fuel count was changed: a
+    // verdict (exit code 1) that says why, not an error (2).
+    let swapped = arbiter_in(&tmp, &["verify", replay_arg, random, perfect]);
+    assert_eq!(swapped.status.code(), Some(1), "{}", stderr(&swapped));
+    assert!(
+        stdout(&swapped).starts_with("not verified: participant 0 "),
+        "{}",
+        stdout(&swapped)
+    );
+    let json = std::fs::read_to_string(&replay).expect("replay written");
+    let at = json.find("\"fuel\": ").expect("a fuel count") + "\"fuel\": ".len();
+    let digits = json[at..].find(|c: char| !c.is_ascii_digit()).expect("a number");
+    let fuel: u64 = json[at..at + digits].parse().expect("a number");
+    let tampered = format!("{}{}{}", &json[..at], fuel + 1, &json[at + digits..]);
+    let tampered_path = dir.path().join("tampered.json");
+    std::fs::write(&tampered_path, tampered).expect("written");
+    let tampered = arbiter_in(
+        &tmp,
+        &["verify", tampered_path.to_str().expect("utf-8 path"), perfect, random],
+    );
+    assert_eq!(tampered.status.code(), Some(1), "{}", stderr(&tampered));
+    assert!(stdout(&tampered).starts_with("not verified: "), "{}", stdout(&tampered));
+
     let left: Vec<_> = std::fs::read_dir(&tmp)
         .expect("tmp is readable")
         .map(|entry| entry.map(|e| e.file_name()))
         .collect();
     assert!(
         left.is_empty(),
-        "arbiter play leaves its temporary files behind: {left:?}"
+        "play and verify leave temporary files behind: {left:?}"
     );
 }
 

@@ -1,14 +1,16 @@
 //! `arbiter verify`: re-run a replay and check it move for move.
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use arbiter_referee::Replay;
 use arbiter_referee::verify::{settings_of, verify};
 use arbiter_server::bots;
 use arbiter_server::sandbox::LazySandbox;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// Re-runs a replay with the two bots' modules and checks that every
 /// request, reply, move and fuel count comes out the same, byte for byte.
+/// Exits with 1 when it does not.
 #[derive(clap::Args)]
 #[command(after_help = concat!(
     "Examples:\n",
@@ -24,8 +26,9 @@ pub struct Args {
     bot_b: String,
 }
 
-/// Runs `arbiter verify`.
-pub fn run(args: Args) -> anyhow::Result<()> {
+/// Runs `arbiter verify`: success when the re-run matches the replay, 1
+/// when it does not.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let bytes = std::fs::read(&args.replay).with_context(|| format!("cannot read {}", args.replay.display()))?;
     let replay = Replay::from_json(&bytes).with_context(|| format!("cannot read {}", args.replay.display()))?;
     let variant = settings_of(&replay)?.variant;
@@ -35,8 +38,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match verify(&replay, [a.as_ref(), b.as_ref()]) {
         Ok(()) => {
             println!("verified: the re-run gives the same match, move for move");
-            Ok(())
+            Ok(ExitCode::SUCCESS)
         }
-        Err(error) => bail!("not verified: {error}"),
+        Err(error) => {
+            println!("not verified: {error}");
+            Ok(ExitCode::FAILURE)
+        }
     }
 }
