@@ -120,8 +120,8 @@ pub struct SandboxConfig {
     pub cache_dir: Option<PathBuf>,
     /// Compiled modules kept in memory.
     ///
-    /// Default 256. Beyond it the oldest entry is forgotten (its artifact
-    /// stays on disk).
+    /// Default 256. Beyond it the least recently used entry is forgotten
+    /// (its artifact stays on disk).
     pub memory_cache_entries: usize,
     /// Instances that can exist at the same time (pooling allocator slots).
     ///

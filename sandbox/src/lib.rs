@@ -117,7 +117,35 @@ pub(crate) struct Shared {
 #[derive(Default)]
 struct ModuleCache {
     map: HashMap<String, BotModule>,
+    /// Digests, least recently used first.
     order: VecDeque<String>,
+}
+
+impl ModuleCache {
+    /// The module with digest `sha256`, now the most recently used.
+    fn get(&mut self, sha256: &str) -> Option<BotModule> {
+        let module = self.map.get(sha256)?.clone();
+        if let Some(at) = self.order.iter().position(|k| k == sha256)
+            && let Some(key) = self.order.remove(at)
+        {
+            self.order.push_back(key);
+        }
+        Some(module)
+    }
+
+    /// Keeps `module`, forgetting the least recently used beyond `capacity`.
+    fn insert(&mut self, module: &BotModule, capacity: usize) {
+        if self.map.contains_key(module.sha256()) {
+            return;
+        }
+        self.map.insert(module.sha256().to_string(), module.clone());
+        self.order.push_back(module.sha256().to_string());
+        while self.order.len() > capacity {
+            if let Some(old) = self.order.pop_front() {
+                self.map.remove(&old);
+            }
+        }
+    }
 }
 
 /// A checked and compiled module, ready to instantiate. Cheap to clone.
@@ -286,8 +314,8 @@ impl Sandbox {
         if wasm.len() <= s.config.max_module_bytes {
             // The same bytes were checked with this configuration before.
             let sha = compile::sha256_hex(wasm);
-            if let Some(m) = lock_cache(&s.modules).map.get(&sha) {
-                return Ok(m.clone());
+            if let Some(m) = lock_cache(&s.modules).get(&sha) {
+                return Ok(m);
             }
         }
         let info = self.check(wasm)?;
@@ -324,17 +352,16 @@ impl Sandbox {
         let bot = BotModule {
             inner: Arc::new(ModuleInner { info, pre }),
         };
-        let mut cache = lock_cache(&s.modules);
-        if !cache.map.contains_key(bot.sha256()) {
-            cache.map.insert(bot.sha256().to_string(), bot.clone());
-            cache.order.push_back(bot.sha256().to_string());
-            while cache.order.len() > s.config.memory_cache_entries {
-                if let Some(old) = cache.order.pop_front() {
-                    cache.map.remove(&old);
-                }
-            }
-        }
+        lock_cache(&s.modules).insert(&bot, s.config.memory_cache_entries);
         Ok(bot)
+    }
+
+    /// The module whose bytes have SHA-256 `sha256` (lowercase hex), if this
+    /// sandbox loaded it and still keeps it in memory: what [`Self::load`]
+    /// of those bytes would give, without needing the bytes. A caller that
+    /// knows a module's digest can skip fetching it.
+    pub fn cached(&self, sha256: &str) -> Option<BotModule> {
+        lock_cache(&self.shared.modules).get(sha256)
     }
 
     /// Makes a fresh bot: a new instance of `module` seeing `env`. Nothing

@@ -615,6 +615,7 @@ struct CacheStats {
     drop: Summary,
     drop_after_turn: Summary,
     load_cached: Summary,
+    by_digest: Summary,
     load_disk: Summary,
     check: Summary,
     errors: usize,
@@ -720,6 +721,8 @@ fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8], request: &s
         }
     }
     let (load_cached, load_errors) = timed(200, &mut || sandbox.load(black_box(wasm)).is_ok());
+    let sha256 = sandbox.check(wasm).map(|info| info.sha256).unwrap_or_default();
+    let (by_digest, digest_errors) = timed(200, &mut || sandbox.cached(black_box(&sha256)).is_some());
     let (check, check_errors) = timed(50, &mut || sandbox.check(black_box(wasm)).is_ok());
 
     // A sandbox that keeps nothing in memory: every load reads the compiled
@@ -741,9 +744,10 @@ fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8], request: &s
         drop: Summary::of(dropping),
         drop_after_turn: Summary::of(drop_after_turn),
         load_cached,
+        by_digest,
         load_disk,
         check,
-        errors: errors + load_errors + check_errors + disk_errors,
+        errors: errors + load_errors + digest_errors + check_errors + disk_errors,
     }
 }
 
@@ -836,6 +840,7 @@ fn report(results: &[FormResult], cache: Option<&CacheStats>, first_load: Durati
             "Sandbox::load (in the memory cache: SHA-256 + lookup)",
             &cache.load_cached,
         );
+        line("Sandbox::cached (in the memory cache, by digest)", &cache.by_digest);
         line("Sandbox::load (disk cache only: check + artifact)", &cache.load_disk);
         line("Sandbox::check alone (not run on a memory hit)", &cache.check);
         println!(

@@ -520,6 +520,11 @@ async fn play(
     let mut task = tokio::task::spawn_blocking(move || -> Result<Played, WorkerError> {
         let mut bots = Vec::with_capacity(2);
         for version in &versions {
+            // A module this worker has loaded before needs no blob read.
+            if let Some(module) = sandbox.cached(&version.sha256) {
+                bots.push(WasmBot::new(sandbox.clone(), module, version.name.clone()));
+                continue;
+            }
             let wasm = blobs
                 .get(&version.sha256)
                 .map_err(|e| WorkerError::Host(format!("cannot read the module of version {}: {e}", version.id)))?

@@ -96,3 +96,51 @@ fn instance_slots_are_limited() {
     drop(a);
     sb.instantiate(&m, env(1)).expect("a slot is free again");
 }
+
+/// The echo bot with a function of its own, so that each `n` is a
+/// different module.
+fn echo_variant(n: u32) -> Vec<u8> {
+    wasm(&crate::support::wat_bot(
+        "(loop $l (call $echo) (br $l))",
+        &format!("(func $variant (result i32) (i32.const {n}))"),
+    ))
+}
+
+#[test]
+fn a_loaded_module_is_found_by_its_digest() {
+    let sb = Sandbox::new(SandboxConfig {
+        instance_slots: 2,
+        ..config()
+    })
+    .expect("sandbox");
+    let bytes = echo_variant(1);
+    let sha = sb.check(&bytes).expect("valid").sha256;
+    assert!(sb.cached(&sha).is_none(), "not loaded yet");
+    sb.load(&bytes).expect("compiles");
+    let module = sb.cached(&sha).expect("loaded, so kept");
+    assert_eq!(module.sha256(), sha);
+    let mut b = sb.instantiate(&module, env(1)).expect("instantiates");
+    assert_eq!(b.turn(b"found", FUEL).expect("replies").line, b"found");
+    assert!(sb.cached(&"0".repeat(64)).is_none());
+    assert!(sb.cached("not a digest").is_none());
+}
+
+#[test]
+fn the_memory_cache_forgets_the_least_recently_used_module() {
+    let sb = Sandbox::new(SandboxConfig {
+        instance_slots: 2,
+        memory_cache_entries: 2,
+        ..config()
+    })
+    .expect("sandbox");
+    let [a, b, c] = [1, 2, 3].map(echo_variant);
+    let [sha_a, sha_b, sha_c] = [&a, &b, &c].map(|m| sb.check(m).expect("valid").sha256);
+    sb.load(&a).expect("compiles");
+    sb.load(&b).expect("compiles");
+    // A is used again, so B is now the least recently used: C pushes it out.
+    assert!(sb.cached(&sha_a).is_some());
+    sb.load(&c).expect("compiles");
+    assert!(sb.cached(&sha_a).is_some(), "used recently, kept");
+    assert!(sb.cached(&sha_b).is_none(), "least recently used, forgotten");
+    assert!(sb.cached(&sha_c).is_some(), "just loaded, kept");
+}

@@ -13,18 +13,20 @@ pub fn compiler() -> CompilerCommand {
     CompilerCommand::new(env!("CARGO_BIN_EXE_arbiter-compile"), Vec::<String>::new())
 }
 
+/// Test settings. Each sandbox made from them compiles into its own
+/// temporary folder, removed when it is dropped, so no test sees another's
+/// artifacts.
 pub fn config() -> SandboxConfig {
     SandboxConfig {
         compiler: compiler(),
-        cache_dir: Some(cache_dir().to_path_buf()),
         instance_slots: 32,
         ..SandboxConfig::default()
     }
 }
 
-/// Compiled modules of this test run, in the target folder: emptied when
-/// the run first asks for it, so a run starts cold and leaves nothing in
-/// the system's temporary folder (the shared sandbox is never dropped).
+/// Compiled modules of the shared sandbox, in the target folder: emptied
+/// when the run first asks for it, so a run starts cold and leaves nothing
+/// in the system's temporary folder (the shared sandbox is never dropped).
 fn cache_dir() -> &'static std::path::Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -42,7 +44,13 @@ fn cache_dir() -> &'static std::path::Path {
 /// One sandbox shared by the tests that use default limits.
 pub fn sandbox() -> &'static Sandbox {
     static S: OnceLock<Sandbox> = OnceLock::new();
-    S.get_or_init(|| Sandbox::new(config()).expect("sandbox"))
+    S.get_or_init(|| {
+        Sandbox::new(SandboxConfig {
+            cache_dir: Some(cache_dir().to_path_buf()),
+            ..config()
+        })
+        .expect("sandbox")
+    })
 }
 
 pub fn env(seed: u64) -> BotEnv {
