@@ -16,12 +16,19 @@ pub enum VerifyError {
     #[error("the replay is marked as not reproducible: a bot ran on wall-clock time")]
     NotReproducible,
     /// A participant is not the module the replay names.
-    #[error("participant {participant} is {given}, but the replay was played by {recorded}")]
+    #[error(
+        "participant {participant} is {given_name} (module {given}), but the replay was played by \
+         {recorded_name} (module {recorded})"
+    )]
     WrongModule {
         /// 0 or 1.
         participant: usize,
+        /// The name of the bot given.
+        given_name: String,
         /// SHA-256 of the module given.
         given: String,
+        /// The name the replay records.
+        recorded_name: String,
         /// SHA-256 in the replay.
         recorded: String,
     },
@@ -56,14 +63,15 @@ pub fn verify(replay: &Replay, entrants: [&dyn Entrant; 2]) -> Result<(), Verify
     if !replay.reproducible {
         return Err(VerifyError::NotReproducible);
     }
-    for (participant, entrant) in entrants.iter().enumerate() {
-        let given = entrant.info().sha256.unwrap_or_default();
-        let recorded = replay.participants[participant].sha256.clone().unwrap_or_default();
-        if given != recorded {
+    for (participant, (entrant, recorded)) in entrants.iter().zip(&replay.participants).enumerate() {
+        let given = entrant.info();
+        if given.sha256 != recorded.sha256 {
             return Err(VerifyError::WrongModule {
                 participant,
-                given,
-                recorded,
+                given_name: given.name,
+                given: given.sha256.unwrap_or_default(),
+                recorded_name: recorded.name.clone(),
+                recorded: recorded.sha256.clone().unwrap_or_default(),
             });
         }
     }

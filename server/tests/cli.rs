@@ -140,7 +140,8 @@ fn sandboxed_play_then_verify_and_nothing_left_in_tmp() {
     let swapped = arbiter_in(&tmp, &["verify", replay_arg, random, perfect]);
     assert_eq!(swapped.status.code(), Some(1), "{}", stderr(&swapped));
     assert!(
-        stdout(&swapped).starts_with("not verified: participant 0 "),
+        stdout(&swapped).starts_with(&format!("not verified: participant 0 is {random} (module "))
+            && stdout(&swapped).contains(&format!("but the replay was played by {perfect} (module ")),
         "{}",
         stdout(&swapped)
     );
