@@ -203,8 +203,11 @@ async fn fd_write(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nwritten: i32) 
     let (view, host) = mem.data_and_store_mut(&mut *c);
     let mut data = std::mem::take(&mut host.write_buffer);
     data.clear();
-    let gathered = gather(view, iovs as u32, len as u32, write_cap, &mut data);
-    let written = write(c, fd, gathered, &data).await;
+    let written = match gather(view, iovs as u32, len as u32, write_cap, &mut data) {
+        Ok(()) => write(c, fd, &data).await,
+        Err(e) => charge(c, call_fuel).await.map(|()| Err(e)),
+    };
+    // Put back on every path, errors included.
     c.data_mut().write_buffer = data;
     let n = match written? {
         Ok(n) => (n as u32).to_le_bytes(),
@@ -213,18 +216,13 @@ async fn fd_write(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nwritten: i32) 
     Ok(errno(put(mem.data_mut(&mut *c), nwritten as u32, &n)))
 }
 
-/// Charges for and writes the bytes `fd_write` gathered (`gathered` says
-/// whether that went well); gives the count written or the error for the
-/// bot.
-async fn write(c: &mut Ctx<'_>, fd: i32, gathered: Result<(), i32>, data: &[u8]) -> Result<Result<usize, i32>> {
+/// Charges for `data` and writes it to `fd`; gives the count written or
+/// the error for the bot.
+async fn write(c: &mut Ctx<'_>, fd: i32, data: &[u8]) -> Result<Result<usize, i32>> {
     let (call_fuel, byte_fuel, max_stderr) = {
         let p = &c.data().params;
         (p.call_fuel, p.byte_fuel, p.max_stderr)
     };
-    if let Err(e) = gathered {
-        charge(c, call_fuel).await?;
-        return Ok(Err(e));
-    }
     charge(c, call_fuel + data.len() as u64 * byte_fuel).await?;
     match fd {
         1 => write_stdout(c, data).await?,
@@ -293,11 +291,11 @@ async fn fd_read(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nread: i32) -> R
     };
     let (mem, host) = mem.data_and_store_mut(&mut *c);
     let mut g = lock(&host.io);
-    if g.stdin_pos >= g.stdin.len() && g.closed {
-        // The game is over: end of file.
-        return Ok(errno(put(mem, nread as u32, &0u32.to_le_bytes())));
-    }
     if g.stdin_pos >= g.stdin.len() {
+        if g.closed {
+            // The game is over: end of file.
+            return Ok(errno(put(mem, nread as u32, &0u32.to_le_bytes())));
+        }
         return Err(wasmtime::Error::new(Abort(FaultKind::BadReply(
             BadReplyReason::WaitedForInput,
         ))));
