@@ -86,6 +86,9 @@ pub struct GameSetup {
     pub game_index: u8,
     /// Which side this player takes in the game, 0 (moves first) or 1.
     pub side: u8,
+    /// Fuel per virtual millisecond for sandboxed players, as recorded in
+    /// the match; `None` for the sandbox's own setting.
+    pub fuel_per_ms: Option<u64>,
 }
 
 /// What kind of bot an entrant is, as recorded in replays.

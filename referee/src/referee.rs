@@ -175,6 +175,7 @@ fn play_game<G: Game>(
             match_id: settings.match_id,
             game_index: index,
             side: side.index() as u8,
+            fuel_per_ms: settings.fuel_per_ms,
         };
         match entrants[usize::from(sides[side.index()])].spawn(&setup) {
             Ok(player) => players[side.index()] = Some(player),

@@ -1,7 +1,7 @@
 //! Sandboxed WebAssembly players: uploaded bots under the fuel clock.
 
 use crate::player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, Spent, TurnError};
-use arbiter_sandbox::{BotEnv, BotInstance, BotModule, CrashReason, FaultKind, Sandbox};
+use arbiter_sandbox::{BotEnv, BotInstance, BotModule, CrashReason, FaultKind, OnTimeout, Sandbox};
 use sha2::{Digest, Sha256};
 
 /// Where every bot's virtual clocks start: 2026-01-01T00:00:00Z. Fixed, so
@@ -28,7 +28,8 @@ impl WasmBot {
         }
     }
 
-    /// Fuel per virtual millisecond of its sandbox.
+    /// Fuel per virtual millisecond of its sandbox, used where a match
+    /// records none.
     pub fn fuel_per_ms(&self) -> u64 {
         self.sandbox.config().fuel_per_ms
     }
@@ -56,6 +57,7 @@ impl Entrant for WasmBot {
     }
 
     fn spawn(&self, setup: &GameSetup) -> Result<Box<dyn Player>, SpawnError> {
+        let fuel_per_ms = setup.fuel_per_ms.unwrap_or_else(|| self.fuel_per_ms()).max(1);
         let env = BotEnv {
             seed: bot_seed(setup.seed, setup.game_index, setup.side),
             vars: vec![
@@ -63,15 +65,16 @@ impl Entrant for WasmBot {
                 ("ARBITER_MODE".to_string(), setup.mode.clone()),
             ],
             start_time_ns: CLOCK_ORIGIN_NS,
+            // A timeout ends the bot's game in turn-based games: stop it at
+            // exactly its budget.
+            on_timeout: OnTimeout::Stop,
+            fuel_per_ms: Some(fuel_per_ms),
         };
         let instance = self
             .sandbox
             .instantiate(&self.module, env)
             .map_err(|error| SpawnError::Host(error.to_string()))?;
-        Ok(Box::new(WasmPlayer {
-            instance,
-            fuel_per_ms: self.fuel_per_ms(),
-        }))
+        Ok(Box::new(WasmPlayer { instance, fuel_per_ms }))
     }
 }
 

@@ -23,6 +23,7 @@ fn setup() -> GameSetup {
         match_id: 1,
         game_index: 0,
         side: 0,
+        fuel_per_ms: None,
     }
 }
 

@@ -87,7 +87,7 @@ fn bench(c: &mut Criterion) {
     let env = BotEnv {
         seed: 1,
         vars: vec![("ARBITER_GAME".into(), "bench".into())],
-        start_time_ns: 0,
+        ..BotEnv::default()
     };
 
     // ~1 KB request: "sum" and 250 numbers, parsed and summed by the bot.

@@ -103,8 +103,9 @@ pub struct SandboxConfig {
     pub backstop_grace: Duration,
     /// Wall-clock limit for compiling one module in the child process.
     ///
-    /// Default 30 s. Crafted modules can make an optimising compiler run for
-    /// minutes; the child is killed at this limit.
+    /// Default 10 s. Crafted modules can make an optimising compiler run for
+    /// minutes; the child is killed at this limit, so an upload check answers
+    /// within seconds whatever the module.
     pub compile_timeout: Duration,
     /// Address-space limit (`RLIMIT_AS`) of the compiler child, in bytes.
     ///
@@ -152,7 +153,7 @@ impl Default for SandboxConfig {
             host_byte_fuel: 1,
             backstop_factor: 50,
             backstop_grace: Duration::from_secs(1),
-            compile_timeout: Duration::from_secs(30),
+            compile_timeout: Duration::from_secs(10),
             compile_memory_bytes: 2 * 1024 * MIB as u64,
             cache_dir: None,
             memory_cache_entries: 256,

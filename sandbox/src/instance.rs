@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use wasmtime::{Store, Trap};
 
 use crate::error::{CrashReason, FaultKind, SandboxError, TrapKind, TurnFault};
-use crate::io::{Event, FUEL_TANK, Io, Params, lock};
+use crate::io::{Event, Io, Params, lock};
 use crate::wasi::{Abort, Exit, Host, Limiter, tank_left};
-use crate::{BotModule, Shared};
+use crate::{BotModule, OnTimeout, Shared};
 
 type Run = Pin<Box<dyn Future<Output = (Store<Host>, wasmtime::Result<()>)> + Send>>;
 
@@ -114,8 +114,9 @@ impl BotInstance {
         let wt = |e: wasmtime::Error| SandboxError::Wasmtime(format!("{e:#}"));
         let mut store = Store::new(&self.shared.engine, host);
         store.limiter(|h| &mut h.limiter);
-        store.fuel_async_yield_interval(Some(p.granularity)).map_err(wt)?;
-        store.set_fuel(FUEL_TANK).map_err(wt)?;
+        // No wasm runs before the first poll, which fills the tank for the
+        // turn it runs in.
+        store.set_fuel(0).map_err(wt)?;
         lock(&self.io).reset_sync(p.granularity);
 
         let instance = block_on(self.module.inner.pre.instantiate_async(&mut store))
@@ -130,8 +131,16 @@ impl BotInstance {
         let memory = instance.get_memory(&mut store, "memory");
         store.data_mut().memory = memory;
         let start = instance.get_typed_func::<(), ()>(&mut store, "_start").map_err(wt)?;
+        let (io, granularity, on_timeout) = (self.io.clone(), p.granularity, p.on_timeout);
         Ok(Box::pin(async move {
-            let result = start.call_async(&mut store, ()).await;
+            let (tank, chunk) = lock(&io).refill(granularity, on_timeout);
+            let filled = store
+                .fuel_async_yield_interval(Some(chunk))
+                .and_then(|()| store.set_fuel(tank));
+            let result = match filled {
+                Ok(()) => start.call_async(&mut store, ()).await,
+                Err(e) => Err(e),
+            };
             (store, result)
         }))
     }
@@ -145,9 +154,14 @@ impl BotInstance {
     /// - A reply pauses the bot inside its write; work it does after that is
     ///   charged to the next turn.
     /// - [`FaultKind::Timeout`]: the budget ran out (computing, sleeping, or
-    ///   in host calls). The bot stays paused where it was and continues in
-    ///   the next turn's budget; the next request is queued on its stdin and
-    ///   a line it writes for a request whose turn timed out is dropped.
+    ///   in host calls); exactly `fuel_budget` is charged. What happens next
+    ///   is the instance's [`OnTimeout`]: with `Stop`, a bot that ran out
+    ///   while computing is stopped at the first fuel check past its budget
+    ///   and a further `turn` starts a fresh instance; with `Pause` (and with
+    ///   `Stop` for a bot that ran out inside a host call) the bot stays
+    ///   paused where it was and continues in the next turn's budget, the
+    ///   next request is queued on its stdin and a line it writes for a
+    ///   request whose turn timed out is dropped.
     /// - Any other fault discards the wasm instance; a further `turn` starts
     ///   a fresh one.
     /// - A bot that exits after replying is restarted, from a fresh
@@ -260,7 +274,9 @@ impl BotInstance {
                                 return Err(self.fault(FaultKind::Crash(CrashReason::Backstop { ms })));
                             }
                             g.yields += 1;
-                            if g.turn_estimate() >= budget {
+                            // With `Stop`, wasmtime stops the bot at its
+                            // budget itself (the tank is the budget).
+                            if self.params.on_timeout == OnTimeout::Pause && g.turn_estimate() >= budget {
                                 let post_sync = budget.saturating_sub(g.turn_used);
                                 g.since_sync_charged = g.since_sync_charged.saturating_add(post_sync);
                                 g.turn_used = 0;

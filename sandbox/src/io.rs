@@ -2,15 +2,27 @@
 //! and the driver ([`BotInstance::turn`](crate::BotInstance::turn)), and the
 //! fuel accounting both sides do.
 //!
-//! Fuel accounting: the store holds a huge tank ([`FUEL_TANK`]) handed out
-//! in chunks of `chunk` fuel; when a chunk is used up wasmtime yields to the
-//! driver. At every host call the host *syncs*: it reads the exact fuel used
-//! since the previous sync, adds it to the turn and refills the tank. Between
-//! syncs the driver only knows a lower bound (`yields × chunk`), which is
-//! enough to decide that a budget ran out; what it charged to turns that
-//! timed out is remembered in `since_sync_charged` and settled at the next
-//! sync. All of this is deterministic: the same program and inputs give the
-//! same yields, syncs and totals.
+//! Fuel accounting: at every refill the store's tank is set (recorded in
+//! `tank`) and handed out in chunks of `chunk` fuel; when a chunk is used up
+//! wasmtime yields to the driver, which reads the wall clock for the
+//! backstop. At every host call the host *syncs*: it reads the exact fuel
+//! used since the previous refill, adds it to the turn and refills the tank.
+//!
+//! How big the tank is depends on what a timeout does
+//! ([`OnTimeout`](crate::OnTimeout)):
+//!
+//! - `Stop`: the tank is exactly what is left of the turn's budget, so
+//!   wasmtime itself stops the bot (an out-of-fuel trap) at the first fuel
+//!   check past its budget. Nothing is estimated: a bulk instruction whose
+//!   length would cross the budget is charged and stopped before it runs.
+//! - `Pause`: the tank is huge ([`FUEL_TANK`]) so that the bot can be paused
+//!   and resumed. Between syncs the driver only knows a lower bound
+//!   (`yields × chunk`), which is enough to decide that a budget ran out;
+//!   what it charged to turns that timed out is remembered in
+//!   `since_sync_charged` and settled at the next sync.
+//!
+//! All of this is deterministic: the same program and inputs give the same
+//! yields, syncs and totals.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Poll;
@@ -18,7 +30,8 @@ use std::time::Instant;
 
 use rand_chacha::ChaCha20Rng;
 
-/// Fuel put in a store's tank at every sync; never reached in practice.
+/// Fuel put in a store's tank at every sync when timeouts pause the bot;
+/// never reached in practice.
 pub(crate) const FUEL_TANK: u64 = 1 << 62;
 /// Smallest chunk of fuel between two yields.
 pub(crate) const MIN_CHUNK: u64 = 10_000;
@@ -34,6 +47,7 @@ pub(crate) enum Event {
 /// Parameters fixed for the life of a [`BotInstance`](crate::BotInstance).
 pub(crate) struct Params {
     pub(crate) fuel_per_ms: u64,
+    pub(crate) on_timeout: crate::OnTimeout,
     pub(crate) granularity: u64,
     pub(crate) call_fuel: u64,
     pub(crate) byte_fuel: u64,
@@ -98,6 +112,8 @@ pub(crate) struct Io {
     pub(crate) yields: u64,
     /// Size of the chunks since the last sync.
     pub(crate) chunk: u64,
+    /// The store's fuel as of the last refill.
+    pub(crate) tank: u64,
     pub(crate) backstop: Instant,
     pub(crate) backstop_ms: u64,
     pub(crate) rng: ChaCha20Rng,
@@ -126,6 +142,7 @@ impl Io {
             since_sync_charged: 0,
             yields: 0,
             chunk,
+            tank: FUEL_TANK,
             backstop: Instant::now(),
             backstop_ms: 0,
             rng,
@@ -133,10 +150,10 @@ impl Io {
         }
     }
 
-    /// Adds the exact fuel used since the last sync (`tank_left` is what is
-    /// left of [`FUEL_TANK`]).
+    /// Adds the exact fuel used since the last refill (`tank_left` is what
+    /// is left of [`Io::tank`]).
     pub(crate) fn sync(&mut self, tank_left: u64) {
-        let used = FUEL_TANK.saturating_sub(tank_left);
+        let used = self.tank.saturating_sub(tank_left);
         self.total_used = self.total_used.saturating_add(used);
         self.turn_used = self
             .turn_used
@@ -151,13 +168,16 @@ impl Io {
         self.total_used = self.total_used.saturating_add(fuel);
     }
 
-    /// Sets the chunk size for the rest of this turn and returns it.
-    pub(crate) fn next_chunk(&mut self, granularity: u64) -> u64 {
-        self.chunk = self
-            .budget
-            .saturating_sub(self.turn_used)
-            .clamp(MIN_CHUNK, granularity.max(MIN_CHUNK));
-        self.chunk
+    /// Sizes the tank and its chunks for the rest of this turn: returns
+    /// `(tank, chunk)` for the store.
+    pub(crate) fn refill(&mut self, granularity: u64, on_timeout: crate::OnTimeout) -> (u64, u64) {
+        let left = self.budget.saturating_sub(self.turn_used);
+        self.chunk = left.clamp(MIN_CHUNK, granularity.max(MIN_CHUNK));
+        self.tank = match on_timeout {
+            crate::OnTimeout::Stop => left,
+            crate::OnTimeout::Pause => FUEL_TANK,
+        };
+        (self.tank, self.chunk)
     }
 
     /// When the turn has used more than its budget (as of the last sync):

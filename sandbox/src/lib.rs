@@ -14,7 +14,7 @@
 //! let env = BotEnv {
 //!     seed: 42,
 //!     vars: vec![("ARBITER_GAME".into(), "othello".into())],
-//!     start_time_ns: 0,
+//!     ..BotEnv::default()
 //! };
 //! let mut bot = sandbox.instantiate(&module, env)?;
 //! match bot.turn(br#"{"board":"..."}"#, 50 * arbiter_sandbox::DEFAULT_FUEL_PER_MS) {
@@ -53,9 +53,10 @@
 //!
 //! # What it does not guarantee
 //!
-//! - Timeouts of a bot that makes no host calls are detected within
-//!   [`SandboxConfig::timeout_granularity_fuel`] after its budget, not at the
-//!   exact instruction (the overshoot is charged to its next turn).
+//! - With [`OnTimeout::Pause`], timeouts of a bot that makes no host calls
+//!   are detected at a fuel chunk boundary after its budget, not at the
+//!   exact instruction (the overshoot is charged to its next turn). With
+//!   [`OnTimeout::Stop`] (the default) wasmtime stops the bot at its budget.
 //! - The memory limits cover linear memory and tables, not every byte the
 //!   host allocates for an instance (wasmtime's own bookkeeping).
 //! - The compile cache directory must be writable by the sandbox alone:
@@ -179,7 +180,7 @@ impl BotModule {
     }
 }
 
-/// What a bot sees of the world.
+/// What a bot sees of the world, and the rules of its clock.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BotEnv {
     /// Seeds the bot's `random_get` stream (e.g. from match seed, leg, side).
@@ -188,6 +189,34 @@ pub struct BotEnv {
     pub vars: Vec<(String, String)>,
     /// Origin of the virtual clocks, in nanoseconds since the Unix epoch.
     pub start_time_ns: u64,
+    /// What running out of a turn's budget does to the bot.
+    pub on_timeout: OnTimeout,
+    /// Fuel per virtual millisecond of this bot's clocks and sleeps; `None`
+    /// for [`SandboxConfig::fuel_per_ms`]. A match record keeps it: the
+    /// same budgets mean the same fuel only at the same rate.
+    pub fuel_per_ms: Option<u64>,
+}
+
+/// What running out of a turn's fuel budget does to a bot.
+///
+/// Either way the turn ends as [`FaultKind::Timeout`] charged exactly its
+/// budget, deterministically.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnTimeout {
+    /// The bot is stopped at the first fuel check past its budget: the
+    /// budget is wasmtime's own fuel limit, so no instruction, bulk memory
+    /// and table instructions included, runs on fuel beyond it. For
+    /// turn-based games, where a timeout ends the bot's game. The default.
+    #[default]
+    Stop,
+    /// The bot is paused where it is and continues in its next turn's
+    /// budget, which is charged the fuel it used beyond this one. For
+    /// tick-based games. A bot that makes no host calls is paused at the
+    /// first fuel chunk ([`SandboxConfig::timeout_granularity_fuel`]) known
+    /// to lie past its budget: one bulk instruction counts as one chunk
+    /// until its real cost is read at the next host call, so a bot looping
+    /// on huge bulk instructions is detected late (the backstop bounds it).
+    Pause,
 }
 
 /// Bytes of each linear memory and table whose touched pages are kept
@@ -369,7 +398,8 @@ impl Sandbox {
     pub fn instantiate(&self, module: &BotModule, env: BotEnv) -> Result<BotInstance, SandboxError> {
         let c = &self.shared.config;
         let params = Arc::new(io::Params {
-            fuel_per_ms: c.fuel_per_ms,
+            fuel_per_ms: env.fuel_per_ms.unwrap_or(c.fuel_per_ms).max(1),
+            on_timeout: env.on_timeout,
             granularity: c.timeout_granularity_fuel,
             call_fuel: c.host_call_fuel,
             byte_fuel: c.host_byte_fuel,

@@ -14,7 +14,7 @@ use wasmtime::{AsContext, Caller, Linker, Memory, ResourceLimiter, Result};
 
 use crate::check::WASI_MODULE;
 use crate::error::{BadReplyReason, FaultKind};
-use crate::io::{Event, FUEL_TANK, Io, Params, lock, next_turn};
+use crate::io::{Event, Io, Params, lock, next_turn};
 
 // WASI errno values.
 const SUCCESS: i32 = 0;
@@ -82,7 +82,6 @@ type Ctx<'a> = Caller<'a, Host>;
 /// Syncs fuel, charges `cost` and, when the turn's budget is gone, pauses
 /// the bot (reporting a timeout) until a turn with budget left starts.
 async fn charge(caller: &mut Ctx<'_>, cost: u64) -> Result<()> {
-    let granularity = caller.data().params.granularity;
     let left = caller.get_fuel()?;
     // The usual case, budget left: one lock, and the tank is refilled.
     let timed_out = {
@@ -92,9 +91,9 @@ async fn charge(caller: &mut Ctx<'_>, cost: u64) -> Result<()> {
         match g.time_out_if_over() {
             Some(seq) => seq,
             None => {
-                let chunk = g.next_chunk(granularity);
+                let (tank, chunk) = g.refill(caller.data().params.granularity, caller.data().params.on_timeout);
                 drop(g);
-                return refill(caller, chunk);
+                return refill(caller, tank, chunk);
             }
         }
     };
@@ -104,19 +103,20 @@ async fn charge(caller: &mut Ctx<'_>, cost: u64) -> Result<()> {
         next_turn(&io, s).await;
         seq = lock(&io).time_out_if_over();
     }
-    arm(caller, &io, granularity)
+    arm(caller, &io)
 }
 
-/// Refills the tank with chunks sized for the rest of the turn.
-fn arm(caller: &mut Ctx<'_>, io: &Mutex<Io>, granularity: u64) -> Result<()> {
-    let chunk = lock(io).next_chunk(granularity);
-    refill(caller, chunk)
+/// Refills the tank for the rest of the turn.
+fn arm(caller: &mut Ctx<'_>, io: &Mutex<Io>) -> Result<()> {
+    let p = &caller.data().params;
+    let (tank, chunk) = lock(io).refill(p.granularity, p.on_timeout);
+    refill(caller, tank, chunk)
 }
 
-/// Refills the tank, to be handed out in chunks of `chunk` fuel.
-fn refill(caller: &mut Ctx<'_>, chunk: u64) -> Result<()> {
+/// Puts `tank` fuel in the store, to be handed out in chunks of `chunk`.
+fn refill(caller: &mut Ctx<'_>, tank: u64, chunk: u64) -> Result<()> {
     caller.fuel_async_yield_interval(Some(chunk))?;
-    caller.set_fuel(FUEL_TANK)
+    caller.set_fuel(tank)
 }
 
 fn memory(caller: &Ctx<'_>) -> Option<Memory> {
@@ -235,10 +235,7 @@ async fn write(c: &mut Ctx<'_>, fd: i32, data: &[u8]) -> Result<Result<usize, i3
 /// Splits stdout into lines; the line that answers the current request is
 /// the reply: the bot pauses here until the next turn.
 async fn write_stdout(c: &mut Ctx<'_>, data: &[u8]) -> Result<()> {
-    let (max_reply, granularity) = {
-        let p = &c.data().params;
-        (p.max_reply, p.granularity)
-    };
+    let max_reply = c.data().params.max_reply;
     let io = c.data().io.clone();
     let mut rest = data;
     while !rest.is_empty() {
@@ -272,7 +269,7 @@ async fn write_stdout(c: &mut Ctx<'_>, data: &[u8]) -> Result<()> {
             g.turn_seq
         };
         next_turn(&io, seq).await;
-        arm(c, &io, granularity)?;
+        arm(c, &io)?;
     }
     Ok(())
 }

@@ -494,6 +494,7 @@ fn replay_game(entrant: &dyn Entrant, game: &[Turn]) -> GameRun {
                 match_id: 0,
                 game_index: 0,
                 side,
+                fuel_per_ms: None,
             };
             match entrant.spawn(&setup) {
                 Ok(player) => Some(player),
@@ -663,6 +664,7 @@ fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8], request: &s
                     ("ARBITER_MODE".to_string(), "std".to_string()),
                 ],
                 start_time_ns: CLOCK_ORIGIN_NS,
+                ..BotEnv::default()
             };
             let start = Instant::now();
             let made = sandbox.instantiate(module, env);
@@ -708,6 +710,7 @@ fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8], request: &s
             seed: i,
             vars: Vec::new(),
             start_time_ns: CLOCK_ORIGIN_NS,
+            ..BotEnv::default()
         };
         let Ok(mut instance) = sandbox.instantiate(module, env) else {
             errors += 1;

@@ -4,6 +4,7 @@
 //! - `checks`: modules refused before (or by) compilation.
 //! - `hostile`: bots that misbehave while running; each test also checks
 //!   that the host still serves a well-behaved bot afterwards.
+//! - `stop`: `OnTimeout::Stop` stops hostile loops at exactly their budget.
 //! - `rust_bot`: real Rust bots built for wasm32-wasip1 from `tests/bots`.
 //! - `determinism`: same module, seed and requests give the same bytes and fuel.
 //! - `cache`: the compiler child process and the artifact cache.
@@ -17,4 +18,5 @@ mod determinism;
 mod hostile;
 mod iovecs;
 mod rust_bot;
+mod stop;
 mod support;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use arbiter_sandbox::{BotEnv, BotInstance, BotModule, CompilerCommand, Sandbox, SandboxConfig};
+use arbiter_sandbox::{BotEnv, BotInstance, BotModule, CompilerCommand, OnTimeout, Sandbox, SandboxConfig};
 
 /// Budget of most test turns: 5 virtual ms.
 pub const FUEL: u64 = 50_000_000;
@@ -58,6 +58,9 @@ pub fn env(seed: u64) -> BotEnv {
             ("ARBITER_MODE".into(), "plain".into()),
         ],
         start_time_ns: 1_700_000_000_000_000_000,
+        // The sandbox's own tests cover pausing; `Stop` has tests of its own.
+        on_timeout: OnTimeout::Pause,
+        fuel_per_ms: None,
     }
 }
 
