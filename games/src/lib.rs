@@ -34,7 +34,7 @@ pub mod tictactoe;
 mod variant;
 
 pub use reply::ReplyError;
-pub use variant::{Budget, UnknownVariant, Variant};
+pub use variant::{BadBudget, Budget, UnknownVariant, Variant};
 
 use serde::{Deserialize, Serialize};
 

@@ -49,19 +49,65 @@ impl Variant {
         }
     }
 
-    /// The default budgets of the game's spec: tic-tac-toe 1 s per turn and
-    /// 5 s per game; Othello 10 s per move and 60 s per leg.
+    /// The default time control of a hosted ladder and of `arbiter play`:
+    /// tic-tac-toe 100 ms per turn and 1 s per game; Othello on 8×8 1 s per
+    /// move and 10 s per leg, on 10×10 1.5 s and 15 s. Virtual time, per
+    /// side. (FlipSight's own defaults, 10 s and 60 s, are among
+    /// [`Variant::longer_budgets`].)
     pub fn default_budget(self) -> Budget {
         match self {
-            Variant::TicTacToe => Budget {
-                turn_ms: 1_000,
-                bank_ms: 5_000,
-            },
-            Variant::Othello(_) => Budget {
-                turn_ms: 10_000,
-                bank_ms: 60_000,
-            },
+            Variant::TicTacToe => Budget::new(100, 1_000),
+            Variant::Othello(mode) if mode.board_size() == 10 => Budget::new(1_500, 15_000),
+            Variant::Othello(_) => Budget::new(1_000, 10_000),
         }
+    }
+
+    /// The longer time controls a challenge may ask for, shortest first:
+    /// tic-tac-toe 1 s / 5 s (the spec's own); Othello 5 s / 30 s and
+    /// 10 s / 60 s (FlipSight's).
+    pub fn longer_budgets(self) -> &'static [Budget] {
+        const TICTACTOE: [Budget; 1] = [Budget::new(1_000, 5_000)];
+        const OTHELLO: [Budget; 2] = [Budget::new(5_000, 30_000), Budget::new(10_000, 60_000)];
+        match self {
+            Variant::TicTacToe => &TICTACTOE,
+            Variant::Othello(_) => &OTHELLO,
+        }
+    }
+}
+
+impl Budget {
+    /// A per-turn cap and a per-game bank, in virtual milliseconds.
+    pub const fn new(turn_ms: u64, bank_ms: u64) -> Budget {
+        Budget { turn_ms, bank_ms }
+    }
+}
+
+impl fmt::Display for Budget {
+    /// `TURN_MS/BANK_MS`, the form [`Budget::from_str`] reads.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.turn_ms, self.bank_ms)
+    }
+}
+
+/// A time control that is not `TURN_MS/BANK_MS` with `0 < TURN_MS <= BANK_MS`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad time control {0:?}: expected MOVE_MS/BANK_MS, e.g. 1000/10000, with 0 < MOVE_MS <= BANK_MS <= 3600000")]
+pub struct BadBudget(pub String);
+
+impl FromStr for Budget {
+    type Err = BadBudget;
+
+    /// Reads `TURN_MS/BANK_MS` in milliseconds, e.g. `1000/10000`; the bank
+    /// is at most an hour.
+    fn from_str(text: &str) -> Result<Budget, BadBudget> {
+        let bad = || BadBudget(text.to_string());
+        let (turn, bank) = text.trim().split_once('/').ok_or_else(bad)?;
+        let turn_ms: u64 = turn.trim().parse().map_err(|_| bad())?;
+        let bank_ms: u64 = bank.trim().parse().map_err(|_| bad())?;
+        if turn_ms == 0 || turn_ms > bank_ms || bank_ms > 3_600_000 {
+            return Err(bad());
+        }
+        Ok(Budget { turn_ms, bank_ms })
     }
 }
 

@@ -1,18 +1,59 @@
 //! The upload checks: what a server tells a bot author about a module.
 //!
 //! A module is accepted when it passes the sandbox's checks (size, validity,
-//! imports, exports, function sizes), compiles in the child compiler, and
-//! plays a smoke match against a house bot without a fault of its own.
+//! imports, exports, function sizes), compiles in the child compiler (within
+//! [`SandboxConfig::compile_timeout`](arbiter_sandbox::SandboxConfig)), and
+//! plays a smoke match against a house bot under [`SMOKE_BUDGET`] without a
+//! fault of its own. Either way the answer comes within seconds.
 
-use arbiter_games::{Side, Variant};
+use arbiter_games::{Budget, FinishReason, Side, Variant};
 use arbiter_referee::{Entrant, HostError, MatchSettings, WasmBot, play_match};
-use arbiter_sandbox::Sandbox;
+use arbiter_sandbox::{BotModule, Sandbox};
 use std::fmt::Write;
+use std::time::{Duration, Instant};
 
 /// Lines of stderr shown with a rejection.
 pub const STDERR_LINES: usize = 10;
 /// The seed of every smoke match, so a verdict can be reproduced.
 pub const SMOKE_SEED: u64 = 1;
+/// The smoke match's time control, whatever the ladder's: 100 ms per move
+/// and 400 ms per game, virtual, at the sandbox's fuel rate. The candidate
+/// plays two games, so it computes for at most 0.8 virtual seconds: a check
+/// costs the server a second or two of a core for ordinary code, and about
+/// ten for the slowest code there is (a tight loop burns about a tenth of
+/// the fuel per real millisecond that ordinary code does). Bots that read
+/// `budget_ms` / `remaining_ms` (Othello) or `deadlineMs` fit in it.
+pub const SMOKE_BUDGET: Budget = Budget::new(100, 400);
+
+/// A verdict and how long the checks took, in real time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// What the checks concluded.
+    pub verdict: Verdict,
+    /// Checking and compiling the module (or finding it compiled).
+    pub compile: Duration,
+    /// The smoke match; `None` when the module was refused before it.
+    pub smoke: Option<Duration>,
+}
+
+impl Checked {
+    /// The verdict's report and a line with the times.
+    pub fn report(&self) -> String {
+        let mut out = self.verdict.report();
+        let _ = write!(out, "checked and compiled in {:.2} s", self.compile.as_secs_f64());
+        if let Some(smoke) = self.smoke {
+            let _ = write!(
+                out,
+                ", smoke match in {:.2} s (its time control: {} ms per move, {} ms per game, virtual)",
+                smoke.as_secs_f64(),
+                SMOKE_BUDGET.turn_ms,
+                SMOKE_BUDGET.bank_ms
+            );
+        }
+        out.push('\n');
+        out
+    }
+}
 
 /// What the checks concluded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,21 +101,38 @@ pub fn smoke_opponent(variant: Variant) -> &'static str {
     }
 }
 
-/// Runs the upload checks on `wasm` for `variant`. Errors are host failures
-/// (the check must be retried), never the bot's fault.
-pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant) -> Result<Verdict, anyhow::Error> {
+/// Runs the upload checks on `wasm` for `variant`, timing them. Errors are
+/// host failures (the check must be retried), never the bot's fault.
+pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant) -> Result<Checked, anyhow::Error> {
+    let started = Instant::now();
     let module = match sandbox.load(wasm) {
         Ok(module) => module,
         Err(error) if error.is_host_failure() => {
             return Err(anyhow::Error::new(error).context("cannot check the module"));
         }
         Err(error) => {
-            return Ok(Verdict::Rejected {
-                reason: error.to_string(),
-                stderr: Vec::new(),
+            return Ok(Checked {
+                verdict: Verdict::Rejected {
+                    reason: error.to_string(),
+                    stderr: Vec::new(),
+                },
+                compile: started.elapsed(),
+                smoke: None,
             });
         }
     };
+    let compile = started.elapsed();
+    let started = Instant::now();
+    let verdict = smoke(sandbox, module, name, variant)?;
+    Ok(Checked {
+        verdict,
+        compile,
+        smoke: Some(started.elapsed()),
+    })
+}
+
+/// Plays the smoke match of a loaded module.
+fn smoke(sandbox: &Sandbox, module: BotModule, name: &str, variant: Variant) -> Result<Verdict, anyhow::Error> {
     let candidate = WasmBot::new(sandbox.clone(), module, name);
     let opponent_name = smoke_opponent(variant);
     let opponent_module = arbiter_house::find(opponent_name)
@@ -82,6 +140,7 @@ pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant) -> Re
         .and_then(|bot| Ok(sandbox.load(bot.wasm)?))?;
     let opponent = WasmBot::new(sandbox.clone(), opponent_module, opponent_name);
     let mut settings = MatchSettings::new(variant, SMOKE_SEED);
+    settings.budget = SMOKE_BUDGET;
     settings.fuel_per_ms = Some(sandbox.config().fuel_per_ms);
     let played =
         play_match(&settings, [&candidate as &dyn Entrant, &opponent]).map_err(|e: HostError| anyhow::anyhow!(e))?;
@@ -90,14 +149,29 @@ pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant) -> Re
         if game.sides[side.index()] != 0 {
             continue;
         }
-        let turn = game.turns.iter().filter(|t| t.side == side).count();
+        let own: Vec<_> = game.turns.iter().filter(|t| t.side == side).collect();
+        let turn = own.len();
         let role = role(variant, side);
-        let reason = format!(
+        let mut reason = format!(
             "in the smoke match against {opponent_name} (game {} as {role}, its turn {turn}): {}: {}",
             game.index + 1,
             game.reason,
             game.detail.as_deref().unwrap_or("no detail")
         );
+        if game.reason == FinishReason::Timeout {
+            let before_ms = own.iter().rev().skip(1).map(|t| t.spent.us).sum::<u64>() / 1000;
+            let bank_ms = SMOKE_BUDGET.bank_ms.saturating_sub(before_ms);
+            let _ = write!(
+                reason,
+                " (the smoke match allows {} ms per move and {} ms per game of virtual time; this move could \
+                 take {} ms, after {before_ms} ms on its earlier moves: a bot that loops or searches without \
+                 looking at the clock times out; read budget_ms / remaining_ms, or deadlineMs, and answer \
+                 before it)",
+                SMOKE_BUDGET.turn_ms,
+                SMOKE_BUDGET.bank_ms,
+                SMOKE_BUDGET.turn_ms.min(bank_ms),
+            );
+        }
         let stderr = String::from_utf8_lossy(&played.logs[0][usize::from(game.index)]).into_owned();
         let lines: Vec<String> = stderr.lines().map(str::to_string).collect();
         let tail = lines[lines.len().saturating_sub(STDERR_LINES)..].to_vec();

@@ -95,7 +95,8 @@ impl Db {
         Ok(db)
     }
 
-    /// Applies the backend's migrations that are not applied yet.
+    /// Applies the backend's migrations that are not applied yet, and gives
+    /// every ladder a time control.
     pub async fn migrate(&self) -> Result<(), sqlx::Error> {
         let migrator = match self.backend {
             Backend::Sqlite => &SQLITE_MIGRATIONS,
@@ -104,7 +105,8 @@ impl Db {
         migrator
             .run(&self.pool)
             .await
-            .map_err(|e| sqlx::Error::Migrate(Box::new(e)))
+            .map_err(|e| sqlx::Error::Migrate(Box::new(e)))?;
+        crate::ladders::seed_defaults(self).await
     }
 
     /// Starts a transaction that will write: on SQLite it takes the write

@@ -22,6 +22,8 @@ enum Command {
     Worker(cmd::worker::Args),
     #[command(subcommand)]
     Ratings(cmd::ratings::Command),
+    #[command(subcommand)]
+    Ladders(cmd::ladders::Command),
     Play(cmd::play::Args),
     Check(cmd::check::Args),
     Bots(cmd::bots::Args),
@@ -93,6 +95,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => done(cmd::serve::run(args)),
         Command::Worker(args) => done(cmd::worker::run(args)),
         Command::Ratings(command) => cmd::ratings::run(command),
+        Command::Ladders(command) => done(cmd::ladders::run(command)),
         Command::Play(args) => done(cmd::play::run(args)),
         Command::Check(args) => cmd::check::run(args),
         Command::Bots(args) => done(cmd::bots::run(args)),

@@ -301,7 +301,17 @@ async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &str, total: usize) -
         } else {
             (pair.opponent, pair.participant)
         };
-        crate::worker::insert_match(&mut *tx, ladder, a, b, seed >> 1, "ranked", config.priority, None).await?;
+        let new = crate::worker::NewMatch {
+            ladder,
+            a_version: a,
+            b_version: b,
+            seed: seed >> 1,
+            kind: "ranked",
+            priority: config.priority,
+            tournament_id: None,
+            budget: None,
+        };
+        crate::worker::insert_match(&mut *tx, &new).await?;
     }
     tx.commit().await?;
     Ok(pairs.len())

@@ -6,6 +6,7 @@ use crate::db::Db;
 use crate::events::Events;
 use crate::ratings::RatingSystem;
 use anyhow::Context;
+use arbiter_games::{Budget, Variant};
 use arbiter_sandbox::{Sandbox, SandboxConfig};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -91,6 +92,9 @@ pub struct ServerConfig {
     pub trusted_proxies: Vec<IpAddr>,
     /// Mark the session cookie `Secure` (the site is served over HTTPS).
     pub secure_cookies: bool,
+    /// Ladders whose per-move cap and per-game bank are set at start (for
+    /// matches queued from then on); the others keep what they have.
+    pub time_controls: Vec<(Variant, Budget)>,
 }
 
 impl Default for ServerConfig {
@@ -106,6 +110,7 @@ impl Default for ServerConfig {
             rating: RatingSystem::Glicko2,
             trusted_proxies: Vec::new(),
             secure_cookies: false,
+            time_controls: Vec::new(),
         }
     }
 }
@@ -130,6 +135,14 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     )
     .await?;
     tracing::info!("blobs in the {}", core.blobs.describe());
+    for &(variant, budget) in &config.time_controls {
+        let before = crate::ladders::time_control(&core.db, variant).await?;
+        let time = crate::ladders::TimeControl::new(budget, before.fuel_per_ms);
+        if time != before {
+            crate::ladders::set_time_control(&core.db, variant, time).await?;
+            tracing::info!(ladder = %variant, "time control {time} (was {before})");
+        }
+    }
     crate::house::seed(&core)
         .await
         .context("cannot register the house bots")?;

@@ -133,7 +133,7 @@ pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
         let mut last = None;
         for ladder in &ladders {
             let variant: Variant = ladder.parse()?;
-            let verdict = check(&sandbox, &wasm, &name, variant)?;
+            let verdict = check(&sandbox, &wasm, &name, variant)?.verdict;
             if let Verdict::Rejected { reason, stderr } = verdict {
                 return Ok(Verdict::Rejected {
                     reason: format!("{ladder}: {reason}"),

@@ -52,9 +52,10 @@
 
 use crate::db::{Backend, Db, now_ms};
 use crate::events::Event;
+use crate::ladders::TimeControl;
 use crate::ratings::{Outcome, Rating};
 use crate::server::Core;
-use arbiter_games::{Side, Variant};
+use arbiter_games::{Budget, Side, Variant};
 use arbiter_referee::player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, TurnError};
 use arbiter_referee::{MatchSettings, PlayedMatch, WasmBot, play_match_observed};
 use sqlx::{Any, Row, Transaction};
@@ -133,63 +134,61 @@ pub fn wake_workers() {
     WAKE.notify_waiters();
 }
 
-/// Queues a match on `ladder` between versions `a_version` (participant 0)
-/// and `b_version`, and wakes this process's workers. `kind` is `ranked`,
-/// `challenge` or `tournament`; a higher `priority` is claimed first.
+/// A match to queue.
+#[derive(Clone, Debug)]
+pub struct NewMatch<'a> {
+    /// The ladder, e.g. `othello:std`.
+    pub ladder: &'a str,
+    /// Participant 0's version.
+    pub a_version: i64,
+    /// Participant 1's version.
+    pub b_version: i64,
+    /// The match seed.
+    pub seed: i64,
+    /// `ranked`, `challenge` or `tournament`.
+    pub kind: &'a str,
+    /// Higher is claimed first.
+    pub priority: i64,
+    /// The tournament it belongs to.
+    pub tournament_id: Option<i64>,
+    /// A per-move cap and per-game bank other than the ladder's (a
+    /// challenge's longer control); `None` for the ladder's.
+    pub budget: Option<Budget>,
+}
+
+/// Queues `new` and wakes this process's workers. The match is played with
+/// the ladder's time control as it is now (or `new.budget` at the ladder's
+/// fuel rate): a later change of the ladder's control does not reach it.
 /// Returns the match id.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one column per argument, called from a few places"
-)]
-pub async fn enqueue(
-    db: &Db,
-    ladder: &str,
-    a_version: i64,
-    b_version: i64,
-    seed: i64,
-    kind: &str,
-    priority: i64,
-    tournament_id: Option<i64>,
-) -> Result<i64, sqlx::Error> {
-    let id = insert_match(
-        &db.pool,
-        ladder,
-        a_version,
-        b_version,
-        seed,
-        kind,
-        priority,
-        tournament_id,
-    )
-    .await?;
+pub async fn enqueue(db: &Db, new: &NewMatch<'_>) -> Result<i64, sqlx::Error> {
+    let id = insert_match(&db.pool, new).await?;
     wake_workers();
     Ok(id)
 }
 
-/// Inserts a queued match with any executor (a pool or a transaction).
-#[expect(clippy::too_many_arguments, reason = "one column per argument")]
+/// Inserts a queued match with any executor (a pool or a transaction),
+/// copying the ladder's time control into it.
 pub(crate) async fn insert_match<'e>(
     executor: impl sqlx::Executor<'e, Database = Any>,
-    ladder: &str,
-    a_version: i64,
-    b_version: i64,
-    seed: i64,
-    kind: &str,
-    priority: i64,
-    tournament_id: Option<i64>,
+    new: &NewMatch<'_>,
 ) -> Result<i64, sqlx::Error> {
+    let column = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
     sqlx::query_scalar(
-        "INSERT INTO matches (ladder, a_version, b_version, seed, kind, tournament_id, priority, status, created_ms) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8) RETURNING id",
+        "INSERT INTO matches (ladder, a_version, b_version, seed, kind, tournament_id, priority, status, created_ms, \
+           turn_ms, bank_ms, fuel_per_ms) \
+         SELECT $1, $2, $3, $4, $5, $6, $7, 'queued', $8, COALESCE($9, l.turn_ms), COALESCE($10, l.bank_ms), l.fuel_per_ms \
+         FROM ladders l WHERE l.name = $1 RETURNING id",
     )
-    .bind(ladder)
-    .bind(a_version)
-    .bind(b_version)
-    .bind(seed)
-    .bind(kind)
-    .bind(tournament_id)
-    .bind(priority)
+    .bind(new.ladder)
+    .bind(new.a_version)
+    .bind(new.b_version)
+    .bind(new.seed)
+    .bind(new.kind)
+    .bind(new.tournament_id)
+    .bind(new.priority)
     .bind(now_ms())
+    .bind(new.budget.map(|b| column(b.turn_ms)))
+    .bind(new.budget.map(|b| column(b.bank_ms)))
     .fetch_one(executor)
     .await
 }
@@ -253,6 +252,8 @@ struct Claimed {
     b_version: i64,
     seed: i64,
     attempts: i64,
+    /// `None` for a row without one (the match cannot be played).
+    time: Option<TimeControl>,
 }
 
 const CLAIM_SQLITE: &str = "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
@@ -261,7 +262,7 @@ const CLAIM_SQLITE: &str = "UPDATE matches SET status = 'running', claimed_by = 
        WHERE (status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3)) \
           OR (status = 'running' AND lease_until_ms < $3) \
        ORDER BY priority DESC, id LIMIT 1) \
-     RETURNING id, ladder, a_version, b_version, seed, attempts";
+     RETURNING id, ladder, a_version, b_version, seed, attempts, turn_ms, bank_ms, fuel_per_ms";
 
 const CLAIM_POSTGRES: &str = "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
      attempts = attempts + 1, started_ms = $3, finished_ms = NULL \
@@ -269,7 +270,7 @@ const CLAIM_POSTGRES: &str = "UPDATE matches SET status = 'running', claimed_by 
        WHERE (status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3)) \
           OR (status = 'running' AND lease_until_ms < $3) \
        ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
-     RETURNING id, ladder, a_version, b_version, seed, attempts";
+     RETURNING id, ladder, a_version, b_version, seed, attempts, turn_ms, bank_ms, fuel_per_ms";
 
 /// Claims the next match. A match whose attempts would exceed the limit is
 /// marked `failed` in the same transaction and the next one is tried.
@@ -299,6 +300,7 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             b_version: row.try_get(3)?,
             seed: row.try_get(4)?,
             attempts: row.try_get(5)?,
+            time: TimeControl::from_columns(row.try_get(6)?, row.try_get(7)?, row.try_get(8)?),
         };
         if claimed.attempts <= config.max_attempts {
             tx.commit().await?;
@@ -510,9 +512,13 @@ async fn play(
         version(&core.db, claimed.a_version).await?,
         version(&core.db, claimed.b_version).await?,
     ];
+    let time = claimed
+        .time
+        .ok_or_else(|| WorkerError::Unplayable(format!("match {} has no time control", claimed.id)))?;
     let mut settings = MatchSettings::new(variant, u64::from_ne_bytes(claimed.seed.to_ne_bytes()));
     settings.match_id = u64::try_from(claimed.id).unwrap_or_default();
-    settings.fuel_per_ms = Some(core.sandbox.config().fuel_per_ms);
+    settings.budget = time.budget();
+    settings.fuel_per_ms = Some(time.fuel_per_ms);
 
     let cancel = Arc::new(AtomicBool::new(false));
     let (sandbox, blobs, events) = (core.sandbox.clone(), core.blobs.clone(), core.events.clone());

@@ -6,6 +6,10 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::Instant;
+
+#[path = "common/hostile_loops.rs"]
+mod hostile_loops;
 
 /// What `arbiter check` said.
 struct Checked {
@@ -363,4 +367,30 @@ fn every_house_bot_is_accepted_on_its_ladder() {
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `arbiter check` of every hostile loop is refused as a timeout on its
+/// first move, with the smoke match's time control and the times it took in
+/// its report. The real time of each check is printed (run with
+/// `--nocapture` to see it; it is measured, not asserted): with Othello's
+/// 10 s per move a plain loop took about two minutes, and a fill loop ran for
+/// more than fifteen.
+#[test]
+fn hostile_loops_are_refused_as_timeouts_within_seconds() {
+    for (name, wat) in hostile_loops::corpus() {
+        let started = Instant::now();
+        let out = check(name, &wasm(&wat), None);
+        println!("arbiter check {name}.wasm: {:.2} s", started.elapsed().as_secs_f64());
+        assert_ran_out_of_time(&out);
+        assert!(
+            out.stdout.contains("100 ms per move and 400 ms per game"),
+            "states the smoke match's time control\n{}",
+            out.show()
+        );
+        assert!(
+            out.stdout.contains("checked and compiled in") && out.stdout.contains("smoke match in"),
+            "says how long it took\n{}",
+            out.show()
+        );
+    }
 }

@@ -2,7 +2,8 @@
 //! processes share one queue; one process is killed (SIGKILL) while it
 //! holds a running match; every match still ends finished and rated exactly
 //! once, and the ratings equal a recomputation from the match log. Host
-//! failures end `failed`, unrated.
+//! failures end `failed`, unrated. A ladder's time control reaches only the
+//! matches queued after it changes.
 //!
 //! Each scenario runs on SQLite, and on PostgreSQL when `TEST_PG_URL` is set
 //! (CI sets it; each run gets a database of its own, dropped afterwards).
@@ -198,9 +199,21 @@ async fn killed_worker_scenario(backend: Backend) {
     for n in 0..MATCHES {
         let (a, b) = PAIRS[n % PAIRS.len()];
         let seed = 1000 + i64::try_from(n).expect("small");
-        let id = worker::enqueue(db, LADDER, versions[a], versions[b], seed, "ranked", 0, None)
-            .await
-            .expect("enqueue");
+        let id = worker::enqueue(
+            db,
+            &worker::NewMatch {
+                ladder: LADDER,
+                a_version: versions[a],
+                b_version: versions[b],
+                seed,
+                kind: "ranked",
+                priority: 0,
+                tournament_id: None,
+                budget: None,
+            },
+        )
+        .await
+        .expect("enqueue");
         ids.push(id);
     }
 
@@ -394,9 +407,21 @@ async fn host_failure_scenario(backend: Backend) {
     .await
     .expect("version");
     let greedy = versions["othello-greedy"];
-    let id = worker::enqueue(db, LADDER, ghost, greedy, 5, "challenge", 10, None)
-        .await
-        .expect("enqueue");
+    let id = worker::enqueue(
+        db,
+        &worker::NewMatch {
+            ladder: LADDER,
+            a_version: ghost,
+            b_version: greedy,
+            seed: 5,
+            kind: "challenge",
+            priority: 10,
+            tournament_id: None,
+            budget: None,
+        },
+    )
+    .await
+    .expect("enqueue");
 
     let (stop_tx, stop) = watch::channel(false);
     let mut config = WorkerConfig::new("test-host".to_string()).with_lease(Duration::from_millis(LEASE_MS));
@@ -489,9 +514,21 @@ fn a_stopped_worker_gives_its_match_back_uncounted() {
         let versions = ladder.versions().await;
         let strong = versions["othello-ab-strong"];
         let medium = versions["othello-ab-medium"];
-        let id = worker::enqueue(db, LADDER, strong, medium, 9, "ranked", 0, None)
-            .await
-            .expect("enqueue");
+        let id = worker::enqueue(
+            db,
+            &worker::NewMatch {
+                ladder: LADDER,
+                a_version: strong,
+                b_version: medium,
+                seed: 9,
+                kind: "ranked",
+                priority: 0,
+                tournament_id: None,
+                budget: None,
+            },
+        )
+        .await
+        .expect("enqueue");
         let (stop_tx, stop) = watch::channel(false);
         let config = WorkerConfig::new("test-stop".to_string());
         let task = tokio::spawn(worker::run(ladder.core.clone(), config, stop));
@@ -524,4 +561,114 @@ fn a_stopped_worker_gives_its_match_back_uncounted() {
         assert_eq!(row.try_get::<i64, _>(3).expect("rated"), 0);
         eprintln!("stopped in {:?}", asked.elapsed());
     });
+}
+
+/// A ladder's time control reaches only the matches queued after it
+/// changes: a match queued before keeps the old control, one queued after
+/// gets the new one, a challenge's longer control is its own. Each replay
+/// records the control it was played with and verifies from that alone.
+async fn time_control_scenario(backend: Backend) {
+    use arbiter_games::{Budget, Variant};
+    use arbiter_server::ladders::{self, TimeControl};
+
+    let ladder = Ladder::open(backend).await;
+    let db = &ladder.core.db;
+    let versions = ladder.versions().await;
+    let (random, greedy) = (versions["othello-random"], versions["othello-greedy"]);
+    let variant: Variant = LADDER.parse().expect("a ladder");
+    let default = TimeControl::default_for(variant);
+    assert_eq!(ladders::time_control(db, variant).await.expect("read"), default);
+    let queue = |seed: i64, budget: Option<Budget>| {
+        let new = worker::NewMatch {
+            ladder: LADDER,
+            a_version: random,
+            b_version: greedy,
+            seed,
+            kind: "challenge",
+            priority: 0,
+            tournament_id: None,
+            budget,
+        };
+        async move { worker::enqueue(db, &new).await.expect("enqueue") }
+    };
+    let before = queue(1, None).await;
+    let changed = TimeControl::new(Budget::new(300, 3_000), 7_000_000);
+    ladders::set_time_control(db, variant, changed).await.expect("set");
+    let after = queue(2, None).await;
+    let longer = Budget::new(10_000, 60_000);
+    let challenge = queue(3, Some(longer)).await;
+    let expected = [
+        (before, default),
+        (after, changed),
+        (challenge, TimeControl::new(longer, changed.fuel_per_ms)),
+    ];
+
+    let (stop_tx, stop) = watch::channel(false);
+    let worker = tokio::spawn(worker::run(
+        ladder.core.clone(),
+        WorkerConfig::new("time-control".into()),
+        stop,
+    ));
+    wait_for(Duration::from_secs(120), "the three matches to finish", || async {
+        (ladder
+            .scalar("SELECT COUNT(*) FROM matches WHERE status = 'finished'")
+            .await
+            == 3)
+            .then_some(())
+    })
+    .await;
+    stop_tx.send(true).expect("stop");
+    worker.await.expect("worker stops");
+
+    for (id, time) in expected {
+        let row = sqlx::query("SELECT turn_ms, bank_ms, fuel_per_ms, replay_sha256 FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_one(&db.pool)
+            .await
+            .expect("the match");
+        let stored = TimeControl::from_columns(row.try_get(0).ok(), row.try_get(1).ok(), row.try_get(2).ok());
+        assert_eq!(stored, Some(time), "match {id} keeps the control it was queued with");
+        let key: String = row.try_get(3).expect("a replay");
+        let bytes = ladder.core.blobs.get_zstd(&key).expect("read").expect("stored");
+        let replay = arbiter_referee::Replay::from_json(&bytes).expect("a replay");
+        assert_eq!(
+            (
+                replay.settings.turn_ms,
+                replay.settings.bank_ms,
+                replay.settings.fuel_per_ms
+            ),
+            (time.turn_ms, time.bank_ms, Some(time.fuel_per_ms)),
+            "match {id}: the replay records its control"
+        );
+        let bots: Vec<arbiter_referee::WasmBot> = ["othello-random", "othello-greedy"]
+            .iter()
+            .map(|name| {
+                let module = ladder
+                    .core
+                    .sandbox
+                    .load(arbiter_house::find(name).expect("a house bot").wasm)
+                    .expect("loads");
+                arbiter_referee::WasmBot::new(ladder.core.sandbox.clone(), module, *name)
+            })
+            .collect();
+        arbiter_referee::verify::verify(&replay, [&bots[0] as &dyn arbiter_referee::Entrant, &bots[1]])
+            .expect("the replay verifies");
+    }
+    drop(ladder.pg);
+}
+
+#[test]
+fn a_time_control_change_reaches_only_later_matches_on_sqlite() {
+    let _serial = serial();
+    runtime().block_on(time_control_scenario(Backend::Sqlite));
+}
+
+#[test]
+fn a_time_control_change_reaches_only_later_matches_on_postgres() {
+    let _serial = serial();
+    if pg_url().is_none() {
+        eprintln!("TEST_PG_URL is not set: PostgreSQL scenario not run");
+        return;
+    }
+    runtime().block_on(time_control_scenario(Backend::Postgres));
 }

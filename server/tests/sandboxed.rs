@@ -20,6 +20,9 @@ use arbiter_referee::{Entrant, MatchSettings, PlayedMatch, Replay, WasmBot, play
 use arbiter_sandbox::{CompilerCommand, DEFAULT_FUEL_PER_MS, Sandbox, SandboxConfig};
 use sha2::Digest;
 
+#[path = "common/hostile_loops.rs"]
+mod hostile_loops;
+
 /// Small budgets keep the alpha-beta bots (which plan their time from the
 /// clock) quick: a match of the two strongest costs about 0.3 virtual
 /// seconds. They also make them decide close to the clock's limits (the bank
@@ -444,4 +447,65 @@ fn a_backstop_stop_marks_the_match_not_reproducible() {
         !played.replay.reproducible,
         "a match decided by the wall clock is marked not reproducible"
     );
+}
+
+/// Every hostile loop (plain, after reading the request, `memory.fill` of
+/// the whole 256 MiB memory, `memory.copy` of half of it, `table.fill` and
+/// `table.copy` of 100 000 elements) ends its games as a `timeout` charged
+/// exactly the move's budget in fuel, the same on an idle machine and with
+/// both cores saturated, replay bytes included. Bulk instructions once
+/// counted as one fuel chunk between host calls: a fill loop then ran for
+/// minutes until the wall-clock backstop stopped it, as a crash.
+#[test]
+fn hostile_loops_time_out_at_exactly_their_budget_under_any_load() {
+    let budget = Budget {
+        turn_ms: 100,
+        bank_ms: 400,
+    };
+    let sandbox = shared();
+    let budget_fuel = budget.turn_ms * sandbox.config().fuel_per_ms;
+    for (name, wat) in hostile_loops::corpus() {
+        let module = sandbox
+            .load(&wat::parse_str(&wat).expect("test WAT parses"))
+            .expect("loads");
+        let looper = WasmBot::new(sandbox.clone(), module, name);
+        let opponent = house(sandbox, "othello-random");
+        let settings = MatchSettings {
+            variant: Variant::Othello(arbiter_games::othello::Mode::Std),
+            seed: 3,
+            match_id: 3,
+            budget,
+            fuel_per_ms: Some(sandbox.config().fuel_per_ms),
+        };
+        let play_once = || {
+            let started = Instant::now();
+            let played = play_match(&settings, [&looper as &dyn Entrant, &opponent]).expect("no host failure");
+            (played, started.elapsed())
+        };
+        let (idle, idle_time) = play_once();
+        let (loaded, loaded_time) = while_cpu_saturated(2, play_once);
+        println!(
+            "{name}: match in {:.2} s idle, {:.2} s with both cores saturated",
+            idle_time.as_secs_f64(),
+            loaded_time.as_secs_f64()
+        );
+        assert!(idle.replay.reproducible, "{name}: decided by fuel alone");
+        for game in &idle.replay.games {
+            assert_eq!(game.reason.as_str(), "timeout", "{name}: {:?}", game.detail);
+            let side = game.faulted.expect("the looping bot faulted");
+            assert_eq!(
+                game.sides[side.index()],
+                0,
+                "{name}: the looping bot is the one that faulted"
+            );
+            let turn = game.turns.iter().rfind(|t| t.side == side).expect("its turn");
+            assert_eq!(turn.spent.fuel, Some(budget_fuel), "{name}: charged exactly the budget");
+            assert_eq!(turn.spent.us, budget.turn_ms * 1000, "{name}");
+        }
+        assert_same_bytes(
+            &idle.replay.to_json(),
+            &loaded.replay.to_json(),
+            &format!("{name} idle and under load"),
+        );
+    }
 }

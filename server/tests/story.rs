@@ -130,6 +130,52 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
             .await;
         assert_eq!(status, StatusCode::FORBIDDEN, "only the owner challenges with a bot");
 
+        // Time controls: the ladder's is listed; a challenge may pick a
+        // longer one from the ladder's list, and nothing else.
+        let (_, ladders) = api.get("/api/ladders").await;
+        let std = ladders["ladders"]
+            .as_array()
+            .expect("ladders")
+            .iter()
+            .find(|l| l["name"] == "othello:std")
+            .expect("othello:std")
+            .clone();
+        assert_eq!(std["time_control"]["turn_ms"], 1000, "{std}");
+        assert_eq!(std["time_control"]["bank_ms"], 10000, "{std}");
+        assert_eq!(std["time_control"]["fuel_per_ms"], 10_000_000, "{std}");
+        assert_eq!(std["challenge_time_controls"], json!(["5000/30000", "10000/60000"]));
+        let (status, body) = api
+            .post_json(
+                "/api/challenges",
+                &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std", "time": "20000/90000"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert!(
+            body["error"].as_str().is_some_and(|e| e.contains("10000/60000")),
+            "names the controls offered: {body}"
+        );
+        let (status, body) = api
+            .post_json(
+                "/api/challenges",
+                &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std", "time": "5000/30000"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        let long_match = body["match"]["id"].as_i64().expect("id");
+        let db = server.db().await;
+        let (turn, bank): (Option<i64>, Option<i64>) =
+            sqlx::query_as("SELECT turn_ms, bank_ms FROM matches WHERE id = $1")
+                .bind(long_match)
+                .fetch_one(&db.pool)
+                .await
+                .expect("the match");
+        assert_eq!(
+            (turn, bank),
+            (Some(5000), Some(30000)),
+            "the match keeps the chosen control"
+        );
+
         // A small round-robin tournament with a crosstable.
         let (status, body) = api
             .post_json(

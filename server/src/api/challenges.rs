@@ -5,6 +5,7 @@ use crate::api::accounts::JsonBody;
 use crate::auth::{Caller, rate_limit, sent_csrf};
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
+use arbiter_games::{BadBudget, Budget, Variant};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
@@ -30,8 +31,30 @@ struct Challenge {
     opponent: String,
     /// The ladder, e.g. `othello:std`.
     ladder: String,
+    /// `ladder` (the default) for the ladder's time control, or one of its
+    /// longer ones as `MOVE_MS/BANK_MS`, e.g. `10000/60000`.
+    #[serde(default)]
+    time: Option<String>,
     #[serde(default)]
     csrf: Option<String>,
+}
+
+/// One of `variant`'s longer time controls, written `MOVE_MS/BANK_MS`; 400
+/// naming the ones there are otherwise.
+pub fn longer_budget(variant: Variant, text: &str) -> ApiResult<Budget> {
+    let offered = variant.longer_budgets();
+    let list = || offered.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    let budget: Budget = text
+        .parse()
+        .map_err(|e: BadBudget| ApiError::BadRequest(format!("{e}; {variant} offers ladder, {}", list())))?;
+    if offered.contains(&budget) {
+        Ok(budget)
+    } else {
+        Err(ApiError::BadRequest(format!(
+            "time control {budget} is not offered on {variant}: choose ladder or one of {}",
+            list()
+        )))
+    }
 }
 
 /// The active version of bot `name` on `ladder`, with its owner.
@@ -67,8 +90,9 @@ pub fn random_seed() -> Result<i64, ApiError> {
     Ok(i64::from_le_bytes(bytes) & i64::MAX)
 }
 
-/// `POST /api/challenges` {bot, opponent, ladder}: queues a match ahead of
-/// ranked ones; 201 with its id.
+/// `POST /api/challenges` {bot, opponent, ladder, time?}: queues a match
+/// ahead of ranked ones, with the ladder's time control or a longer one it
+/// offers; 201 with its id.
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -76,7 +100,12 @@ async fn create(
     JsonBody(body): JsonBody<Challenge>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
-    let ladder = crate::ladders::name(crate::ladders::parse(&body.ladder)?);
+    let variant = crate::ladders::parse(&body.ladder)?;
+    let ladder = crate::ladders::name(variant);
+    let budget = match body.time.as_deref().map(str::trim) {
+        None | Some("") | Some("ladder") => None,
+        Some(text) => Some(longer_budget(variant, text)?),
+    };
     let owner: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name_key = $1")
         .bind(body.bot.to_lowercase())
         .fetch_optional(&state.core.db.pool)
@@ -100,17 +129,17 @@ async fn create(
         60_000,
     )
     .await?;
-    let id = crate::worker::enqueue(
-        &state.core.db,
-        &ladder,
-        mine,
-        theirs,
-        random_seed()?,
-        "challenge",
-        CHALLENGE_PRIORITY,
-        None,
-    )
-    .await?;
+    let new = crate::worker::NewMatch {
+        ladder: &ladder,
+        a_version: mine,
+        b_version: theirs,
+        seed: random_seed()?,
+        kind: "challenge",
+        priority: CHALLENGE_PRIORITY,
+        tournament_id: None,
+        budget,
+    };
+    let id = crate::worker::enqueue(&state.core.db, &new).await?;
     crate::worker::wake_workers();
     Ok((
         StatusCode::CREATED,

@@ -4,6 +4,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::ladders;
 use crate::ratings::PROVISIONAL_RD;
 use crate::server::AppState;
+use arbiter_games::Variant;
 use axum::extract::{Path, Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -17,10 +18,13 @@ pub fn router() -> Router<AppState> {
         .route("/ladders/{ladder}/leaderboard", get(leaderboard))
 }
 
-/// `GET /api/ladders`: every ladder with its number of active versions.
+/// `GET /api/ladders`: every ladder with its number of active versions and
+/// its time control (and the longer ones a challenge may ask for).
 async fn list(State(state): State<AppState>) -> ApiResult<Json<Value>> {
     let mut out = Vec::new();
-    for name in ladders::names() {
+    let times = ladders::time_controls(&state.core.db).await?;
+    for variant in Variant::ALL {
+        let name = ladders::name(variant);
         let active: i64 = sqlx::query_scalar(
             "SELECT COUNT(*) FROM version_ladders l JOIN versions v ON v.id = l.version_id \
              WHERE l.ladder = $1 AND v.status = 'active'",
@@ -29,7 +33,15 @@ async fn list(State(state): State<AppState>) -> ApiResult<Json<Value>> {
         .fetch_one(&state.core.db.pool)
         .await?;
         let (game, mode) = name.split_once(':').unwrap_or((name.as_str(), ""));
-        out.push(json!({"name": name, "game": game, "mode": mode, "active_bots": active}));
+        let time = times
+            .get(&name)
+            .copied()
+            .unwrap_or_else(|| ladders::TimeControl::default_for(variant));
+        let longer: Vec<String> = variant.longer_budgets().iter().map(ToString::to_string).collect();
+        out.push(json!({
+            "name": name, "game": game, "mode": mode, "active_bots": active,
+            "time_control": time, "challenge_time_controls": longer,
+        }));
     }
     Ok(Json(json!({"ok": true, "ladders": out})))
 }

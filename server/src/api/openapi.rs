@@ -73,7 +73,7 @@ pub fn document() -> Value {
         "/api/bots/{name}": {"get": op("A bot, its versions with status and ratings, its recent matches", false, 200, None), "parameters": path_param("name", "bot name")},
         "/api/bots/{name}/retire": {"post": op("Retire a bot of yours from matchmaking", true, 200, None), "parameters": path_param("name", "bot name")},
         "/api/versions/{id}": {"get": op("A version: checking, active, retired or rejected (with the reason; stderr for the owner)", false, 200, None), "parameters": path_param("id", "version id")},
-        "/api/ladders": {"get": op("Every ladder", false, 200, None)},
+        "/api/ladders": {"get": op("Every ladder, with its time control and the longer ones a challenge may choose", false, 200, None)},
         "/api/ladders/{ladder}/leaderboard": {"get": op("A leaderboard: rank, rating ± 2·RD, W/D/L, matches, provisional", false, 200, None), "parameters": path_param("ladder", "e.g. othello:std")},
         "/api/matches": {"get": op("Matches, newest first; filters ladder, status, bot, before, limit", false, 200, None)},
         "/api/matches/{id}": {"get": op("A match: participants, result, finish reasons, rating changes", false, 200, None), "parameters": path_param("id", "match id")},
@@ -81,7 +81,9 @@ pub fn document() -> Value {
         "/api/matches/{id}/transcript": {"get": op("Othello move transcripts, one line per leg", false, 200, None), "parameters": path_param("id", "match id")},
         "/api/matches/{id}/logs": {"get": op("Your bot's stderr in this match (owners only)", true, 200, None), "parameters": path_param("id", "match id")},
         "/api/challenges": {"post": op("Challenge another bot with one of yours; jumps the queue", true, 201, Some(json_body(
-            json!({"bot": {"type": "string"}, "opponent": {"type": "string"}, "ladder": {"type": "string"}}), &["bot", "opponent", "ladder"])))},
+            json!({"bot": {"type": "string"}, "opponent": {"type": "string"}, "ladder": {"type": "string"},
+                "time": {"type": "string", "description": "`ladder` (default) or one of the ladder's challenge_time_controls, MOVE_MS/BANK_MS, e.g. 10000/60000"}}),
+            &["bot", "opponent", "ladder"])))},
         "/api/tournaments": {
             "get": op("Tournaments", false, 200, None),
             "post": op("A round-robin tournament", true, 201, Some(json_body(

@@ -91,17 +91,17 @@ async fn create(
         for &b in &entries[i + 1..] {
             for n in 0..body.matches_per_pair {
                 let (first, second) = if n % 2 == 0 { (a, b) } else { (b, a) };
-                crate::worker::enqueue(
-                    &state.core.db,
-                    &ladder,
-                    first,
-                    second,
-                    random_seed()?,
-                    "tournament",
-                    TOURNAMENT_PRIORITY,
-                    Some(id),
-                )
-                .await?;
+                let new = crate::worker::NewMatch {
+                    ladder: &ladder,
+                    a_version: first,
+                    b_version: second,
+                    seed: random_seed()?,
+                    kind: "tournament",
+                    priority: TOURNAMENT_PRIORITY,
+                    tournament_id: Some(id),
+                    budget: None,
+                };
+                crate::worker::enqueue(&state.core.db, &new).await?;
                 queued += 1;
             }
         }

@@ -27,9 +27,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let wasm = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     let name = args.file.file_stem().and_then(|s| s.to_str()).unwrap_or("bot");
     let sandbox = arbiter_server::sandbox::new()?;
-    let verdict = arbiter_server::check::check(&sandbox, &wasm, name, args.game)?;
-    print!("{}", verdict.report());
-    Ok(match verdict {
+    let checked = arbiter_server::check::check(&sandbox, &wasm, name, args.game)?;
+    print!("{}", checked.report());
+    Ok(match checked.verdict {
         Verdict::Accepted { .. } => ExitCode::SUCCESS,
         Verdict::Rejected { .. } => ExitCode::FAILURE,
     })

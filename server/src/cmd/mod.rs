@@ -2,6 +2,7 @@
 
 pub mod bots;
 pub mod check;
+pub mod ladders;
 pub mod perft;
 pub mod play;
 pub mod position;

@@ -1,7 +1,7 @@
 //! `arbiter play`: run matches between two bots on this machine.
 
 use anyhow::Context;
-use arbiter_games::Variant;
+use arbiter_games::{Budget, Variant};
 use arbiter_referee::{Entrant, MatchSettings, PlayedMatch, play_match};
 use arbiter_server::bots;
 use arbiter_server::sandbox::LazySandbox;
@@ -19,7 +19,8 @@ use std::sync::{Arc, Mutex};
     "  arbiter play othello builtin:othello-greedy builtin:othello-random --matches 20\n",
     "  arbiter play othello:anti cmd:'python3 my_bot.py' builtin:othello-random --seed 7 --out replays\n",
     "  arbiter play tictactoe builtin:tictactoe-perfect house:tictactoe-random\n",
-    "  arbiter play othello:grand house:othello-ab-medium my_bot.wasm\n\n",
+    "  arbiter play othello:grand house:othello-ab-medium my_bot.wasm\n",
+    "  arbiter play othello my_bot.wasm house:othello-ab-strong --time 10000/60000\n\n",
     "A BOT is one of:\n",
     "  house:NAME            a house bot, sandboxed (list them with `arbiter bots`)\n",
     "  PATH.wasm             a WebAssembly bot, sandboxed under the fuel clock\n",
@@ -45,6 +46,10 @@ pub struct Args {
     /// Matches played at once (default: the number of cores).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
+    /// Time control MOVE_MS/BANK_MS in virtual milliseconds per side (default: the ladder's
+    /// default, e.g. 1000/10000 for Othello 8×8, 100/1000 for tic-tac-toe).
+    #[arg(long, value_name = "MOVE_MS/BANK_MS")]
+    time: Option<Budget>,
 }
 
 /// Runs `arbiter play`.
@@ -118,6 +123,9 @@ fn play_one(
     let mut settings = MatchSettings::new(args.game, args.seed.wrapping_add(u64::from(i)));
     settings.match_id = u64::from(i) + 1;
     settings.fuel_per_ms = fuel_per_ms;
+    if let Some(budget) = args.time {
+        settings.budget = budget;
+    }
     let played = play_match(&settings, [entrants[0].as_ref(), entrants[1].as_ref()])
         .with_context(|| format!("match {} could not be played", i + 1))?;
     let path = args.out.join(format!("match-{:04}.json", i + 1));

@@ -15,6 +15,7 @@ use std::path::PathBuf;
     "  arbiter serve                                  # http://127.0.0.1:8080, data in ./arbiter-data\n",
     "  arbiter serve --data /var/lib/arbiter --listen 0.0.0.0:80 --workers 8\n",
     "  arbiter serve --trusted-proxy 127.0.0.1 --secure-cookies   # behind an HTTPS proxy on this machine\n",
+    "  arbiter serve --time othello:std=2000/20000 --time tictactoe=100/1000\n",
     "  DATABASE_URL=postgres://arbiter@db/arbiter arbiter serve --workers 0 --blobs s3://arbiter-blobs\n",
     "      # a front end: run `arbiter worker`s elsewhere with the same database and --blobs",
 ))]
@@ -54,6 +55,10 @@ pub struct Args {
     /// Mark the session cookie `Secure`: for a site served over HTTPS.
     #[arg(long, env = "ARBITER_SECURE_COOKIES")]
     secure_cookies: bool,
+    /// A ladder's time control (repeatable), kept in the database for the
+    /// matches queued from now on, like `arbiter ladders time`.
+    #[arg(long = "time", value_name = "LADDER=MOVE_MS/BANK_MS")]
+    times: Vec<super::ladders::LadderTime>,
 }
 
 /// Runs `arbiter serve`.
@@ -69,6 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rating: args.rating,
         trusted_proxies: args.trusted_proxies,
         secure_cookies: args.secure_cookies,
+        time_controls: args.times.iter().map(|t| (t.ladder, t.budget)).collect(),
         ..defaults
     };
     super::runtime()?.block_on(serve(config))

@@ -169,6 +169,31 @@ struct ChallengePage {
     opponents: Vec<String>,
     opponent: String,
     ladders: Vec<LadderOption>,
+    /// The longer time controls challenges may ask for, with the ladders
+    /// that offer each.
+    times: Vec<(String, String)>,
+}
+
+/// Every longer time control a challenge may ask for, as `MOVE_MS/BANK_MS`
+/// and the ladders that offer it.
+fn longer_time_controls() -> Vec<(String, String)> {
+    let mut times: Vec<(arbiter_games::Budget, Vec<String>)> = Vec::new();
+    for variant in arbiter_games::Variant::ALL {
+        for &budget in variant.longer_budgets() {
+            match times.iter_mut().find(|(b, _)| *b == budget) {
+                Some((_, games)) if !games.contains(&variant.game().to_string()) => {
+                    games.push(variant.game().to_string())
+                }
+                Some(_) => {}
+                None => times.push((budget, vec![variant.game().to_string()])),
+            }
+        }
+    }
+    times.sort_by_key(|(b, _)| (b.turn_ms, b.bank_ms));
+    times
+        .into_iter()
+        .map(|(budget, games)| (budget.to_string(), games.join(", ")))
+        .collect()
 }
 
 /// `?opponent=&ladder=` prefill the challenge form.
@@ -201,6 +226,7 @@ pub async fn challenge(
         opponents: data::active_bot_names(&state).await?,
         opponent: query.opponent.unwrap_or_default(),
         ladders: ladder_options(&[ladder.as_str()]),
+        times: longer_time_controls(),
     }))
 }
 

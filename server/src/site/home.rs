@@ -197,6 +197,8 @@ struct LadderPage {
     rows: Vec<BoardRow>,
     recent: Vec<MatchRow>,
     trend_matches: usize,
+    time: ladders::TimeControl,
+    longer: Vec<String>,
 }
 
 #[derive(Template)]
@@ -231,7 +233,10 @@ pub async fn ladder(
         return Ok(render(&LadderRows { rows: board }));
     }
     let recent = data::matches(&state, &name, "", 0, 20).await?;
+    let time = ladders::time_control(&state.core.db, variant).await?;
     Ok(render(&LadderPage {
+        time,
+        longer: variant.longer_budgets().iter().map(ToString::to_string).collect(),
         nav: viewer.nav("ladders"),
         title: view::ladder_title(&name),
         ladder: name,

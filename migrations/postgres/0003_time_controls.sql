@@ -1,0 +1,24 @@
+-- Time controls: every ladder has one (per-move cap and per-game bank in
+-- virtual milliseconds, and fuel per virtual millisecond), and every match
+-- records the one it is played with when it is queued, so changing a
+-- ladder's control affects only matches queued after the change. The
+-- server inserts a row for each ladder it knows at start, with the
+-- defaults in code (arbiter_games::Variant::default_budget).
+CREATE TABLE ladders (
+    name        TEXT PRIMARY KEY,
+    turn_ms     BIGINT NOT NULL,
+    bank_ms     BIGINT NOT NULL,
+    fuel_per_ms BIGINT NOT NULL,
+    updated_ms  BIGINT NOT NULL
+);
+
+ALTER TABLE matches ADD COLUMN turn_ms BIGINT;
+ALTER TABLE matches ADD COLUMN bank_ms BIGINT;
+ALTER TABLE matches ADD COLUMN fuel_per_ms BIGINT;
+
+-- Matches queued before this migration were played, or will be, with the
+-- defaults of that time: the games' spec budgets at 10 000 000 fuel per ms.
+UPDATE matches SET
+    turn_ms = CASE WHEN ladder LIKE 'tictactoe%' THEN 1000 ELSE 10000 END,
+    bank_ms = CASE WHEN ladder LIKE 'tictactoe%' THEN 5000 ELSE 60000 END,
+    fuel_per_ms = 10000000;
