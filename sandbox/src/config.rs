@@ -7,9 +7,13 @@ use std::time::Duration;
 
 /// Fuel per virtual millisecond, unless configured otherwise.
 ///
-/// Measured on a current server core, JSON-heavy bot code burns 8–12 million
-/// fuel per real millisecond, so one virtual millisecond is about one real
-/// one. It is part of a match record: replaying a match needs the same value.
+/// Measured on a current server core (`cargo bench -p arbiter-server --bench
+/// fuel_rate`), the house search bots burn 9–10 million fuel per real
+/// millisecond and request-parsing bots 4–6 million, so one virtual
+/// millisecond is one to three real ones; the slowest code there is (an
+/// empty loop, `table.copy`) burns 0.7–1 million, ten to fifteen real ms per
+/// virtual ms. It is part of a match record: replaying a match needs the
+/// same value.
 pub const DEFAULT_FUEL_PER_MS: u64 = 10_000_000;
 
 const KIB: usize = 1024;
@@ -91,11 +95,12 @@ pub struct SandboxConfig {
     /// carries no extra check for it: every instruction costs fuel, and bulk
     /// memory and table instructions cost fuel by their length. It sits
     /// far above the fuel clock because fuel is not time: an empty loop
-    /// burns about 2 million fuel per real millisecond here and a counting
-    /// loop about 5 million (the fuel check costs more than the loop), up to
-    /// 5 times below [`DEFAULT_FUEL_PER_MS`], and slower machines or
-    /// compiled-in epoch checks (used before) made it up to 20 times; a
-    /// factor of 5 turned honest timeouts into backstop crashes.
+    /// burns about 1 million fuel per real millisecond here (the fuel check
+    /// costs more than the loop), a counting loop about 6 million and
+    /// `table.copy` about 0.7 million per element copied, up to 15 times
+    /// below [`DEFAULT_FUEL_PER_MS`] (`cargo bench -p arbiter-server --bench
+    /// fuel_rate`); a factor of 5 turned honest timeouts into backstop
+    /// crashes.
     pub backstop_factor: u32,
     /// Extra real time the backstop allows every turn.
     ///
