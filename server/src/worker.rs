@@ -6,9 +6,10 @@
 //! 1. **Claim.** One statement takes the highest-priority, oldest match that
 //!    is `queued` (and not waiting out a retry delay), or `running` under a
 //!    lease that has expired: it becomes `running`, `claimed_by` this worker,
-//!    with `lease_until_ms = now + lease` and one more attempt. On
-//!    PostgreSQL the row is picked with `FOR UPDATE SKIP LOCKED`; on SQLite
-//!    the write lock (`BEGIN IMMEDIATE`) serialises claims.
+//!    with `lease_until_ms = now + lease` and one more attempt, and it
+//!    returns both versions' modules and names. On PostgreSQL the row is
+//!    picked with `FOR UPDATE SKIP LOCKED`; on SQLite the write lock an
+//!    `UPDATE` takes before it reads serialises claims.
 //! 2. **Play.** Both versions' modules are loaded from the blob store into
 //!    the sandbox and the referee plays the match on a blocking thread,
 //!    while the worker renews its lease every `heartbeat`. A renewal that
@@ -254,23 +255,42 @@ struct Claimed {
     attempts: i64,
     /// `None` for a row without one (the match cannot be played).
     time: Option<TimeControl>,
+    /// Participant 0's and 1's module and bot name; `None` for a version
+    /// that does not exist.
+    modules: [Option<VersionModule>; 2],
 }
 
-const CLAIM_SQLITE: &str = "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
-     attempts = attempts + 1, started_ms = $3, finished_ms = NULL \
-     WHERE id = (SELECT id FROM matches \
-       WHERE (status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3)) \
-          OR (status = 'running' AND lease_until_ms < $3) \
-       ORDER BY priority DESC, id LIMIT 1) \
-     RETURNING id, ladder, a_version, b_version, seed, attempts, turn_ms, bank_ms, fuel_per_ms";
+/// What a claim returns: the match, its time control, and both versions'
+/// modules and bot names (scalar subqueries, so a claim is one statement).
+macro_rules! claim_returning {
+    () => {
+        "RETURNING id, ladder, a_version, b_version, seed, attempts, turn_ms, bank_ms, fuel_per_ms, \
+         (SELECT v.sha256 FROM versions v WHERE v.id = a_version), \
+         (SELECT b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = a_version), \
+         (SELECT v.sha256 FROM versions v WHERE v.id = b_version), \
+         (SELECT b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = b_version)"
+    };
+}
 
-const CLAIM_POSTGRES: &str = "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
+const CLAIM_SQLITE: &str = concat!(
+    "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
      attempts = attempts + 1, started_ms = $3, finished_ms = NULL \
      WHERE id = (SELECT id FROM matches \
        WHERE (status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3)) \
           OR (status = 'running' AND lease_until_ms < $3) \
-       ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
-     RETURNING id, ladder, a_version, b_version, seed, attempts, turn_ms, bank_ms, fuel_per_ms";
+       ORDER BY priority DESC, id LIMIT 1) ",
+    claim_returning!()
+);
+
+const CLAIM_POSTGRES: &str = concat!(
+    "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
+     attempts = attempts + 1, started_ms = $3, finished_ms = NULL \
+     WHERE id = (SELECT id FROM matches \
+       WHERE (status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3)) \
+          OR (status = 'running' AND lease_until_ms < $3) \
+       ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) ",
+    claim_returning!()
+);
 
 /// Claims the next match. A match whose attempts would exceed the limit is
 /// marked `failed` in the same transaction and the next one is tried.
@@ -278,7 +298,8 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
     loop {
         let now = now_ms();
-        let mut tx = core.db.begin_write().await?;
+        // One statement, atomic on its own: SQLite takes the write lock for
+        // an UPDATE before it reads, PostgreSQL skips rows others hold.
         let sql = match core.db.backend {
             Backend::Sqlite => CLAIM_SQLITE,
             Backend::Postgres => CLAIM_POSTGRES,
@@ -287,11 +308,25 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             .bind(&config.id)
             .bind(now.saturating_add(lease_ms))
             .bind(now)
-            .fetch_optional(&mut *tx)
+            .fetch_optional(&core.db.pool)
             .await?;
         let Some(row) = row else {
-            tx.commit().await?;
             return Ok(None);
+        };
+        let module = |version: usize, sha: usize, name: usize| -> Result<Option<VersionModule>, sqlx::Error> {
+            Ok(
+                match (
+                    row.try_get::<Option<String>, _>(sha)?,
+                    row.try_get::<Option<String>, _>(name)?,
+                ) {
+                    (Some(sha256), Some(name)) => Some(VersionModule {
+                        id: row.try_get(version)?,
+                        sha256,
+                        name,
+                    }),
+                    _ => None,
+                },
+            )
         };
         let claimed = Claimed {
             id: row.try_get(0)?,
@@ -301,9 +336,9 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             seed: row.try_get(4)?,
             attempts: row.try_get(5)?,
             time: TimeControl::from_columns(row.try_get(6)?, row.try_get(7)?, row.try_get(8)?),
+            modules: [module(2, 9, 10)?, module(3, 11, 12)?],
         };
         if claimed.attempts <= config.max_attempts {
-            tx.commit().await?;
             if claimed.attempts > 1 {
                 tracing::info!(
                     worker = %config.id, id = claimed.id, attempt = claimed.attempts,
@@ -316,21 +351,23 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             });
             return Ok(Some(claimed));
         }
-        // Every attempt so far lost its worker (or failed): give up.
+        // Every attempt so far lost its worker (or failed): give up. (Were
+        // this worker to die first, the claim would expire and the next
+        // claimer would give up instead.)
         let error = format!(
             "given up after {} attempts: the worker playing it stopped renewing its lease",
             config.max_attempts
         );
         sqlx::query(
             "UPDATE matches SET status = 'failed', attempts = attempts - 1, claimed_by = NULL, \
-             lease_until_ms = NULL, finished_ms = $2, error = $3 WHERE id = $1",
+             lease_until_ms = NULL, finished_ms = $2, error = $3 WHERE id = $1 AND claimed_by = $4",
         )
         .bind(claimed.id)
         .bind(now)
         .bind(&error)
-        .execute(&mut *tx)
+        .bind(&config.id)
+        .execute(&core.db.pool)
         .await?;
-        tx.commit().await?;
         tracing::warn!(worker = %config.id, id = claimed.id, "{error}");
         core.events.send(Event::MatchFinished {
             id: claimed.id,
@@ -477,23 +514,11 @@ struct Played {
 }
 
 /// A version as the worker needs it.
+#[derive(Clone, Debug)]
 struct VersionModule {
     id: i64,
     sha256: String,
     name: String,
-}
-
-async fn version(db: &Db, id: i64) -> Result<VersionModule, WorkerError> {
-    let row = sqlx::query("SELECT v.sha256, b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = $1")
-        .bind(id)
-        .fetch_optional(&db.pool)
-        .await?
-        .ok_or_else(|| WorkerError::Unplayable(format!("version {id} does not exist")))?;
-    Ok(VersionModule {
-        id,
-        sha256: row.try_get(0)?,
-        name: row.try_get(1)?,
-    })
 }
 
 /// Loads both modules, plays the match on a blocking thread while renewing
@@ -508,10 +533,13 @@ async fn play(
         .ladder
         .parse()
         .map_err(|e| WorkerError::Unplayable(format!("ladder {}: {e}", claimed.ladder)))?;
-    let versions = [
-        version(&core.db, claimed.a_version).await?,
-        version(&core.db, claimed.b_version).await?,
-    ];
+    let [Some(a), Some(b)] = claimed.modules.clone() else {
+        return Err(WorkerError::Unplayable(format!(
+            "version {} or {} does not exist",
+            claimed.a_version, claimed.b_version
+        )));
+    };
+    let versions = [a, b];
     let time = claimed
         .time
         .ok_or_else(|| WorkerError::Unplayable(format!("match {} has no time control", claimed.id)))?;
@@ -690,144 +718,181 @@ fn reasons_json(played: &PlayedMatch) -> String {
 /// Writes the result, the logs and the rating change in one transaction,
 /// guarded by this worker's claim. Ok(false): the claim was gone, nothing
 /// was written.
+///
+/// Eight statements on the usual path, whatever the match: the database's
+/// round trips are most of what the ladder adds to playing a match.
 async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: Played) -> Result<bool, WorkerError> {
     let Played { played, replay_sha256 } = played;
     let result = &played.replay.result;
     let winner = result.winner.map(i64::from);
     let now = now_ms();
     let mut tx = core.db.begin_write().await?;
-    let finished = sqlx::query(
-        "UPDATE matches SET status = 'finished', finished_ms = $3, winner = $4, score_a = $5, score_b = $6, \
-         reasons = $7, replay_sha256 = $8, lease_until_ms = NULL, error = NULL \
-         WHERE id = $1 AND claimed_by = $2 AND status = 'running'",
-    )
-    .bind(claimed.id)
-    .bind(&config.id)
-    .bind(now)
-    .bind(winner)
-    .bind(i64::from(result.totals[0]))
-    .bind(i64::from(result.totals[1]))
-    .bind(reasons_json(&played))
-    .bind(&replay_sha256)
-    .execute(&mut *tx)
-    .await?;
+    // Both ratings are read (and on PostgreSQL locked) first, so the match
+    // row is written once, with its result and its rating change.
+    let change = if claimed.a_version != claimed.b_version {
+        let [a, b] = lock_ratings(
+            &core.db,
+            &mut tx,
+            [claimed.a_version, claimed.b_version],
+            &claimed.ladder,
+        )
+        .await?;
+        let (a_after, b_after) = core.rating.update(a, b, Outcome::from_winner(winner));
+        Some(([a, b], [a_after, b_after]))
+    } else {
+        None
+    };
+    let sql = match (core.db.backend, change.is_some()) {
+        (_, false) => RECORD_UNRATED,
+        (Backend::Sqlite, true) => RECORD_RATED_SQLITE,
+        (Backend::Postgres, true) => RECORD_RATED_POSTGRES,
+    };
+    let before = change.map(|(before, _)| before);
+    let after = change.map(|(_, after)| after);
+    let finished = sqlx::query(sql)
+        .bind(claimed.id)
+        .bind(&config.id)
+        .bind(now)
+        .bind(winner)
+        .bind(i64::from(result.totals[0]))
+        .bind(i64::from(result.totals[1]))
+        .bind(reasons_json(&played))
+        .bind(&replay_sha256)
+        .bind(before.map(|r| r[0].rating))
+        .bind(after.map(|r| r[0].rating))
+        .bind(before.map(|r| r[1].rating))
+        .bind(after.map(|r| r[1].rating))
+        .bind(after.map(|r| r[0].deviation))
+        .bind(after.map(|r| r[1].deviation))
+        .execute(&mut *tx)
+        .await?;
     if finished.rows_affected() == 0 {
         tx.rollback().await?;
         return Ok(false);
     }
-    for (participant, games) in played.logs.iter().enumerate() {
-        for (game, stderr) in games.iter().enumerate() {
-            sqlx::query("INSERT INTO match_logs (match_id, participant, game, stderr) VALUES ($1, $2, $3, $4)")
-                .bind(claimed.id)
-                .bind(i64::try_from(participant).unwrap_or_default())
-                .bind(i64::try_from(game).unwrap_or_default())
-                .bind(String::from_utf8_lossy(stderr).into_owned())
-                .execute(&mut *tx)
-                .await?;
+    // `logs[participant][game]`: four rows, one statement.
+    let [[a0, a1], [b0, b1]] = &played.logs;
+    sqlx::query(
+        "INSERT INTO match_logs (match_id, participant, game, stderr) \
+         VALUES ($1, 0, 0, $2), ($1, 0, 1, $3), ($1, 1, 0, $4), ($1, 1, 1, $5)",
+    )
+    .bind(claimed.id)
+    .bind(String::from_utf8_lossy(a0).into_owned())
+    .bind(String::from_utf8_lossy(a1).into_owned())
+    .bind(String::from_utf8_lossy(b0).into_owned())
+    .bind(String::from_utf8_lossy(b1).into_owned())
+    .execute(&mut *tx)
+    .await?;
+    if let Some(after) = after {
+        let outcome = Outcome::from_winner(winner);
+        let (a_wdl, b_wdl) = match outcome {
+            Outcome::Win => ([1, 0, 0], [0, 0, 1]),
+            Outcome::Draw => ([0, 1, 0], [0, 1, 0]),
+            Outcome::Loss => ([0, 0, 1], [1, 0, 0]),
+        };
+        for (version, rating, wdl) in [
+            (claimed.a_version, after[0], a_wdl),
+            (claimed.b_version, after[1], b_wdl),
+        ] {
+            sqlx::query(
+                "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, wins = wins + $6, draws = draws + $7, \
+                 losses = losses + $8, last_played_ms = $9 WHERE version_id = $1 AND ladder = $2",
+            )
+            .bind(version)
+            .bind(&claimed.ladder)
+            .bind(rating.rating)
+            .bind(rating.deviation)
+            .bind(rating.volatility)
+            .bind(wdl[0])
+            .bind(wdl[1])
+            .bind(wdl[2])
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
         }
-    }
-    if claimed.a_version != claimed.b_version {
-        rate(core, &mut tx, claimed, Outcome::from_winner(winner), now).await?;
     }
     tx.commit().await?;
     Ok(true)
 }
 
-/// Moves both participants' ratings and stamps the match with its
-/// `rated_seq`, inside the recording transaction.
-async fn rate(
-    core: &Core,
-    tx: &mut Transaction<'static, Any>,
-    claimed: &Claimed,
-    outcome: Outcome,
-    now: i64,
-) -> Result<(), sqlx::Error> {
-    // Lock in version order, so two recorders never wait on each other in a
-    // cycle (PostgreSQL).
-    let (first, second) = if claimed.a_version < claimed.b_version {
-        (claimed.a_version, claimed.b_version)
-    } else {
-        (claimed.b_version, claimed.a_version)
-    };
-    let first_rating = lock_rating(&core.db, tx, first, &claimed.ladder).await?;
-    let second_rating = lock_rating(&core.db, tx, second, &claimed.ladder).await?;
-    let (a, b) = if first == claimed.a_version {
-        (first_rating, second_rating)
-    } else {
-        (second_rating, first_rating)
-    };
-    let (a_after, b_after) = core.rating.update(a, b, outcome);
-    let (a_wdl, b_wdl) = match outcome {
-        Outcome::Win => ([1, 0, 0], [0, 0, 1]),
-        Outcome::Draw => ([0, 1, 0], [0, 1, 0]),
-        Outcome::Loss => ([0, 0, 1], [1, 0, 0]),
-    };
-    for (version, rating, wdl) in [(claimed.a_version, a_after, a_wdl), (claimed.b_version, b_after, b_wdl)] {
-        sqlx::query(
-            "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, wins = wins + $6, draws = draws + $7, \
-             losses = losses + $8, last_played_ms = $9 WHERE version_id = $1 AND ladder = $2",
+/// Finishes a match, guarded by the claim, with its rating change (`$9` to
+/// `$14`, NULL when unrated). `rated_seq` orders rated matches as their
+/// rating changes were applied: on SQLite `MAX + 1` under the write lock (no
+/// gaps), on PostgreSQL the `rating_seq` sequence.
+macro_rules! record {
+    ($rated:literal, $seq:literal) => {
+        concat!(
+            "UPDATE matches SET status = 'finished', finished_ms = $3, winner = $4, score_a = $5, score_b = $6, \
+             reasons = $7, replay_sha256 = $8, lease_until_ms = NULL, error = NULL, rated = ",
+            $rated,
+            ", rated_seq = ",
+            $seq,
+            ", a_before = $9, a_after = $10, b_before = $11, b_after = $12, a_rd_after = $13, b_rd_after = $14 \
+             WHERE id = $1 AND claimed_by = $2 AND status = 'running'"
         )
-        .bind(version)
-        .bind(&claimed.ladder)
-        .bind(rating.rating)
-        .bind(rating.deviation)
-        .bind(rating.volatility)
-        .bind(wdl[0])
-        .bind(wdl[1])
-        .bind(wdl[2])
-        .bind(now)
-        .execute(&mut **tx)
-        .await?;
-    }
-    let seq: i64 = match core.db.backend {
-        Backend::Sqlite => {
-            sqlx::query_scalar("SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM matches")
-                .fetch_one(&mut **tx)
-                .await?
-        }
-        Backend::Postgres => {
-            sqlx::query_scalar("SELECT nextval('rating_seq')")
-                .fetch_one(&mut **tx)
-                .await?
-        }
     };
-    sqlx::query(
-        "UPDATE matches SET rated = 1, rated_seq = $2, a_before = $3, a_after = $4, b_before = $5, b_after = $6, \
-         a_rd_after = $7, b_rd_after = $8 WHERE id = $1",
-    )
-    .bind(claimed.id)
-    .bind(seq)
-    .bind(a.rating)
-    .bind(a_after.rating)
-    .bind(b.rating)
-    .bind(b_after.rating)
-    .bind(a_after.deviation)
-    .bind(b_after.deviation)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
 }
 
-/// A version's rating on a ladder, created with the defaults if missing,
-/// and locked until the transaction ends (`FOR UPDATE` on PostgreSQL; the
-/// write lock on SQLite).
-async fn lock_rating(
+/// A version against itself: finished, not rated.
+const RECORD_UNRATED: &str = record!("0", "NULL");
+const RECORD_RATED_SQLITE: &str = record!("1", "(SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM matches)");
+const RECORD_RATED_POSTGRES: &str = record!("1", "nextval('rating_seq')");
+
+/// Both versions' ratings on a ladder, created with the defaults if
+/// missing, and locked until the transaction ends (`FOR UPDATE`, in version
+/// order so two recorders never wait on each other in a cycle, on
+/// PostgreSQL; the write lock on SQLite).
+async fn lock_ratings(
     db: &Db,
     tx: &mut Transaction<'static, Any>,
-    version: i64,
+    versions: [i64; 2],
     ladder: &str,
-) -> Result<Rating, sqlx::Error> {
-    crate::ratings::ensure_row(tx, version, ladder).await?;
+) -> Result<[Rating; 2], sqlx::Error> {
+    let start = Rating::default();
+    sqlx::query(
+        "INSERT INTO ratings (version_id, ladder, rating, deviation, volatility) \
+         VALUES ($1, $3, $4, $5, $6), ($2, $3, $4, $5, $6) ON CONFLICT (version_id, ladder) DO NOTHING",
+    )
+    .bind(versions[0])
+    .bind(versions[1])
+    .bind(ladder)
+    .bind(start.rating)
+    .bind(start.deviation)
+    .bind(start.volatility)
+    .execute(&mut **tx)
+    .await?;
     let sql = match db.backend {
-        Backend::Sqlite => "SELECT rating, deviation, volatility FROM ratings WHERE version_id = $1 AND ladder = $2",
+        Backend::Sqlite => {
+            "SELECT version_id, rating, deviation, volatility FROM ratings \
+             WHERE ladder = $3 AND version_id IN ($1, $2) ORDER BY version_id"
+        }
         Backend::Postgres => {
-            "SELECT rating, deviation, volatility FROM ratings WHERE version_id = $1 AND ladder = $2 FOR UPDATE"
+            "SELECT version_id, rating, deviation, volatility FROM ratings \
+             WHERE ladder = $3 AND version_id IN ($1, $2) ORDER BY version_id FOR UPDATE"
         }
     };
-    let row = sqlx::query(sql).bind(version).bind(ladder).fetch_one(&mut **tx).await?;
-    Ok(Rating {
-        rating: row.try_get(0)?,
-        deviation: row.try_get(1)?,
-        volatility: row.try_get(2)?,
-    })
+    let rows = sqlx::query(sql)
+        .bind(versions[0])
+        .bind(versions[1])
+        .bind(ladder)
+        .fetch_all(&mut **tx)
+        .await?;
+    let mut found = [None, None];
+    for row in &rows {
+        let version: i64 = row.try_get(0)?;
+        let rating = Rating {
+            rating: row.try_get(1)?,
+            deviation: row.try_get(2)?,
+            volatility: row.try_get(3)?,
+        };
+        for (slot, wanted) in found.iter_mut().zip(versions) {
+            if wanted == version {
+                *slot = Some(rating);
+            }
+        }
+    }
+    match found {
+        [Some(a), Some(b)] => Ok([a, b]),
+        _ => Err(sqlx::Error::RowNotFound),
+    }
 }
