@@ -22,3 +22,8 @@ UPDATE matches SET
     turn_ms = CASE WHEN ladder LIKE 'tictactoe%' THEN 1000 ELSE 10000 END,
     bank_ms = CASE WHEN ladder LIKE 'tictactoe%' THEN 5000 ELSE 60000 END,
     fuel_per_ms = 10000000;
+
+-- The claim takes the next match by priority (highest first), then id: an
+-- index in that order finds it without sorting the whole queue (a
+-- tournament can queue over a thousand matches at once).
+CREATE INDEX matches_claim ON matches (status, priority DESC, id);

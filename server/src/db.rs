@@ -9,6 +9,7 @@
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{Any, AnyPool, Transaction};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Which database engine a [`Db`] talks to.
@@ -27,7 +28,13 @@ pub struct Db {
     pub pool: AnyPool,
     /// The engine.
     pub backend: Backend,
+    /// This process's queue of SQLite writers (see [`Db::write_turn`]).
+    writers: Arc<tokio::sync::Mutex<()>>,
 }
+
+/// A turn to write: while it lives, no other writer of this process that
+/// asked for one writes.
+pub type WriteTurn = Option<tokio::sync::OwnedMutexGuard<()>>;
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -90,7 +97,11 @@ impl Db {
         if backend == Backend::Sqlite {
             sqlx::query("PRAGMA journal_mode = WAL").execute(&pool).await?;
         }
-        let db = Db { pool, backend };
+        let db = Db {
+            pool,
+            backend,
+            writers: Arc::default(),
+        };
         db.migrate().await?;
         Ok(db)
     }
@@ -107,6 +118,19 @@ impl Db {
             .await
             .map_err(|e| sqlx::Error::Migrate(Box::new(e)))?;
         crate::ladders::seed_defaults(self).await
+    }
+
+    /// Waits for this process's turn to write, on SQLite; on PostgreSQL
+    /// (many writers at once) at once, with no turn. SQLite has one writer
+    /// at a time and makes the others retry after sleeps of a millisecond
+    /// or more, which idles the ladder's workers when they finish matches
+    /// together; writers that hold a turn queue here instead and go the
+    /// moment the previous one is done. Hold it for the whole write.
+    pub async fn write_turn(&self) -> WriteTurn {
+        match self.backend {
+            Backend::Sqlite => Some(self.writers.clone().lock_owned().await),
+            Backend::Postgres => None,
+        }
     }
 
     /// Starts a transaction that will write: on SQLite it takes the write

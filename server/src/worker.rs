@@ -272,12 +272,20 @@ macro_rules! claim_returning {
     };
 }
 
+/// The next queued match and the next expired one are each found in
+/// `matches_claim` order (no sort of the queue), and the first of the two
+/// taken.
 const CLAIM_SQLITE: &str = concat!(
     "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
      attempts = attempts + 1, started_ms = $3, finished_ms = NULL \
-     WHERE id = (SELECT id FROM matches \
-       WHERE (status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3)) \
-          OR (status = 'running' AND lease_until_ms < $3) \
+     WHERE id = (SELECT id FROM ( \
+         SELECT * FROM (SELECT id, priority FROM matches \
+           WHERE status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3) \
+           ORDER BY priority DESC, id LIMIT 1) \
+         UNION ALL \
+         SELECT * FROM (SELECT id, priority FROM matches \
+           WHERE status = 'running' AND lease_until_ms < $3 \
+           ORDER BY priority DESC, id LIMIT 1)) \
        ORDER BY priority DESC, id LIMIT 1) ",
     claim_returning!()
 );
@@ -304,12 +312,14 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             Backend::Sqlite => CLAIM_SQLITE,
             Backend::Postgres => CLAIM_POSTGRES,
         };
+        let turn = core.db.write_turn().await;
         let row = sqlx::query(sql)
             .bind(&config.id)
             .bind(now.saturating_add(lease_ms))
             .bind(now)
             .fetch_optional(&core.db.pool)
             .await?;
+        drop(turn);
         let Some(row) = row else {
             return Ok(None);
         };
@@ -726,6 +736,7 @@ async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: P
     let result = &played.replay.result;
     let winner = result.winner.map(i64::from);
     let now = now_ms();
+    let _turn = core.db.write_turn().await;
     let mut tx = core.db.begin_write().await?;
     // Both ratings are read (and on PostgreSQL locked) first, so the match
     // row is written once, with its result and its rating change.
