@@ -40,11 +40,15 @@ impl Checked {
     /// The verdict's report and a line with the times.
     pub fn report(&self) -> String {
         let mut out = self.verdict.report();
-        let _ = write!(out, "checked and compiled in {:.2} s", self.compile.as_secs_f64());
+        let _ = write!(
+            out,
+            "module checks and compilation: {:.2} s",
+            self.compile.as_secs_f64()
+        );
         if let Some(smoke) = self.smoke {
             let _ = write!(
                 out,
-                ", smoke match in {:.2} s (its time control: {} ms per move, {} ms per game, virtual)",
+                ", smoke match: {:.2} s (its time control: {} ms per move, {} ms per game, virtual)",
                 smoke.as_secs_f64(),
                 SMOKE_BUDGET.turn_ms,
                 SMOKE_BUDGET.bank_ms

@@ -361,6 +361,11 @@ fn every_house_bot_is_accepted_on_its_ladder() {
         let sha = sha256_hex(arbiter_house::find(name).expect("house bot").wasm);
         assert!(out.stdout.contains(&sha), "{name}: reports its sha256\n{}", out.show());
         assert!(out.stdout.contains("smoke match against"), "{name}\n{}", out.show());
+        assert!(
+            out.stdout.contains("smoke match: "),
+            "{name}: says how long it took\n{}",
+            out.show()
+        );
     }
 }
 
@@ -388,7 +393,7 @@ fn hostile_loops_are_refused_as_timeouts_within_seconds() {
             out.show()
         );
         assert!(
-            out.stdout.contains("checked and compiled in") && out.stdout.contains("smoke match in"),
+            out.stdout.contains("module checks and compilation: ") && out.stdout.contains("smoke match: "),
             "says how long it took\n{}",
             out.show()
         );
