@@ -20,7 +20,13 @@ fn stderr(output: &Output) -> String {
 
 #[test]
 fn every_subcommand_has_help_with_examples() {
-    for sub in [&["play"][..], &["position"], &["perft"], &["replay", "show"]] {
+    for sub in [
+        &["play"][..],
+        &["position"],
+        &["perft"],
+        &["replay", "show"],
+        &["ladders", "time"],
+    ] {
         let mut args = sub.to_vec();
         args.push("--help");
         let output = arbiter(&args);
@@ -205,4 +211,73 @@ fn bad_arguments_get_a_clear_error() {
     assert!(stderr(&output).contains("no house bot"), "{}", stderr(&output));
     let output = arbiter(&["replay", "show", "/nonexistent.json"]);
     assert!(stderr(&output).contains("cannot read"), "{}", stderr(&output));
+}
+
+/// `arbiter ladders time` keeps a ladder's time control in the database;
+/// `list` shows it, and a malformed control is refused with the form it
+/// takes.
+#[test]
+fn ladders_time_sets_a_ladders_control_and_list_shows_it() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let data = dir.path().to_str().expect("a UTF-8 path");
+    let listed = arbiter(&["ladders", "list", "--data", data]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    assert!(
+        stdout(&listed).contains("othello:std          1000 ms per move, 10000 ms per game"),
+        "the defaults: {}",
+        stdout(&listed)
+    );
+    let set = arbiter(&["ladders", "time", "othello:anti", "2000/20000", "--data", data]);
+    assert!(set.status.success(), "{}", stderr(&set));
+    let listed = stdout(&arbiter(&["ladders", "list", "--data", data]));
+    assert!(
+        listed.contains("othello:anti         2000 ms per move, 20000 ms per game (10000000 fuel per ms)"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("othello:std          1000 ms per move"),
+        "only that ladder: {listed}"
+    );
+    let bad = arbiter(&["ladders", "time", "othello:anti", "5000/100", "--data", data]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("expected MOVE_MS/BANK_MS"), "{}", stderr(&bad));
+}
+
+/// `arbiter play --time` plays with that control and the replays record
+/// it; without it, the ladder's default.
+#[test]
+fn play_time_sets_the_control_the_replays_record() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out = dir.path().join("replays");
+    let out_arg = out.to_str().expect("a UTF-8 path");
+    let bots = ["builtin:tictactoe-random", "builtin:tictactoe-perfect"];
+    let read = |name: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(out.join(name)).expect("a replay");
+        serde_json::from_str(&text).expect("JSON")
+    };
+    let played = arbiter(&[
+        "play",
+        "tictactoe",
+        bots[0],
+        bots[1],
+        "-n",
+        "1",
+        "--out",
+        out_arg,
+        "--time",
+        "300/900",
+    ]);
+    assert!(played.status.success(), "{}", stderr(&played));
+    let settings = &read("match-0001.json")["settings"];
+    assert_eq!(
+        (settings["turn_ms"].as_u64(), settings["bank_ms"].as_u64()),
+        (Some(300), Some(900))
+    );
+    let played = arbiter(&["play", "tictactoe", bots[0], bots[1], "-n", "1", "--out", out_arg]);
+    assert!(played.status.success(), "{}", stderr(&played));
+    let settings = &read("match-0001.json")["settings"];
+    assert_eq!(
+        (settings["turn_ms"].as_u64(), settings["bank_ms"].as_u64()),
+        (Some(100), Some(1000))
+    );
 }
