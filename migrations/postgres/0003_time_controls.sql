@@ -25,5 +25,7 @@ UPDATE matches SET
 
 -- The claim takes the next match by priority (highest first), then id: an
 -- index in that order finds it without sorting the whole queue (a
--- tournament can queue over a thousand matches at once).
+-- tournament can queue over a thousand matches at once). It replaces
+-- matches_queue (status, priority, id), which could not give that order.
 CREATE INDEX matches_claim ON matches (status, priority DESC, id);
+DROP INDEX matches_queue;

@@ -729,7 +729,7 @@ fn reasons_json(played: &PlayedMatch) -> String {
 /// guarded by this worker's claim. Ok(false): the claim was gone, nothing
 /// was written.
 ///
-/// Eight statements on the usual path, whatever the match: the database's
+/// Six statements on the usual path, whatever the match: the database's
 /// round trips are most of what the ladder adds to playing a match.
 async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: Played) -> Result<bool, WorkerError> {
     let Played { played, replay_sha256 } = played;
@@ -801,26 +801,36 @@ async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: P
             Outcome::Draw => ([0, 1, 0], [0, 1, 0]),
             Outcome::Loss => ([0, 0, 1], [1, 0, 0]),
         };
-        for (version, rating, wdl) in [
-            (claimed.a_version, after[0], a_wdl),
-            (claimed.b_version, after[1], b_wdl),
-        ] {
-            sqlx::query(
-                "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, wins = wins + $6, draws = draws + $7, \
-                 losses = losses + $8, last_played_ms = $9 WHERE version_id = $1 AND ladder = $2",
-            )
-            .bind(version)
-            .bind(&claimed.ladder)
-            .bind(rating.rating)
-            .bind(rating.deviation)
-            .bind(rating.volatility)
-            .bind(wdl[0])
-            .bind(wdl[1])
-            .bind(wdl[2])
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-        }
+        // Both rows in one statement.
+        sqlx::query(
+            "UPDATE ratings SET \
+               rating = CASE WHEN version_id = $1 THEN $3 ELSE $4 END, \
+               deviation = CASE WHEN version_id = $1 THEN $5 ELSE $6 END, \
+               volatility = CASE WHEN version_id = $1 THEN $7 ELSE $8 END, \
+               wins = wins + CASE WHEN version_id = $1 THEN $9 ELSE $12 END, \
+               draws = draws + CASE WHEN version_id = $1 THEN $10 ELSE $13 END, \
+               losses = losses + CASE WHEN version_id = $1 THEN $11 ELSE $14 END, \
+               last_played_ms = $15 \
+             WHERE ladder = $16 AND version_id IN ($1, $2)",
+        )
+        .bind(claimed.a_version)
+        .bind(claimed.b_version)
+        .bind(after[0].rating)
+        .bind(after[1].rating)
+        .bind(after[0].deviation)
+        .bind(after[1].deviation)
+        .bind(after[0].volatility)
+        .bind(after[1].volatility)
+        .bind(a_wdl[0])
+        .bind(a_wdl[1])
+        .bind(a_wdl[2])
+        .bind(b_wdl[0])
+        .bind(b_wdl[1])
+        .bind(b_wdl[2])
+        .bind(now)
+        .bind(&claimed.ladder)
+        .execute(&mut *tx)
+        .await?;
     }
     tx.commit().await?;
     Ok(true)
@@ -850,8 +860,9 @@ const RECORD_RATED_SQLITE: &str = record!("1", "(SELECT COALESCE(MAX(rated_seq),
 const RECORD_RATED_POSTGRES: &str = record!("1", "nextval('rating_seq')");
 
 /// Both versions' ratings on a ladder, created with the defaults if
-/// missing, and locked until the transaction ends (`FOR UPDATE`, in version
-/// order so two recorders never wait on each other in a cycle, on
+/// missing (an active version has its rows already: one statement on the
+/// usual path), and locked until the transaction ends (`FOR UPDATE`, in
+/// version order so two recorders never wait on each other in a cycle, on
 /// PostgreSQL; the write lock on SQLite).
 async fn lock_ratings(
     db: &Db,
@@ -859,19 +870,6 @@ async fn lock_ratings(
     versions: [i64; 2],
     ladder: &str,
 ) -> Result<[Rating; 2], sqlx::Error> {
-    let start = Rating::default();
-    sqlx::query(
-        "INSERT INTO ratings (version_id, ladder, rating, deviation, volatility) \
-         VALUES ($1, $3, $4, $5, $6), ($2, $3, $4, $5, $6) ON CONFLICT (version_id, ladder) DO NOTHING",
-    )
-    .bind(versions[0])
-    .bind(versions[1])
-    .bind(ladder)
-    .bind(start.rating)
-    .bind(start.deviation)
-    .bind(start.volatility)
-    .execute(&mut **tx)
-    .await?;
     let sql = match db.backend {
         Backend::Sqlite => {
             "SELECT version_id, rating, deviation, volatility FROM ratings \
@@ -882,28 +880,45 @@ async fn lock_ratings(
              WHERE ladder = $3 AND version_id IN ($1, $2) ORDER BY version_id FOR UPDATE"
         }
     };
-    let rows = sqlx::query(sql)
-        .bind(versions[0])
-        .bind(versions[1])
-        .bind(ladder)
-        .fetch_all(&mut **tx)
-        .await?;
-    let mut found = [None, None];
-    for row in &rows {
-        let version: i64 = row.try_get(0)?;
-        let rating = Rating {
-            rating: row.try_get(1)?,
-            deviation: row.try_get(2)?,
-            volatility: row.try_get(3)?,
-        };
-        for (slot, wanted) in found.iter_mut().zip(versions) {
-            if wanted == version {
-                *slot = Some(rating);
+    for first in [true, false] {
+        let rows = sqlx::query(sql)
+            .bind(versions[0])
+            .bind(versions[1])
+            .bind(ladder)
+            .fetch_all(&mut **tx)
+            .await?;
+        let mut found = [None, None];
+        for row in &rows {
+            let version: i64 = row.try_get(0)?;
+            let rating = Rating {
+                rating: row.try_get(1)?,
+                deviation: row.try_get(2)?,
+                volatility: row.try_get(3)?,
+            };
+            for (slot, wanted) in found.iter_mut().zip(versions) {
+                if wanted == version {
+                    *slot = Some(rating);
+                }
             }
         }
+        if let [Some(a), Some(b)] = found {
+            return Ok([a, b]);
+        }
+        if first {
+            let start = Rating::default();
+            sqlx::query(
+                "INSERT INTO ratings (version_id, ladder, rating, deviation, volatility) \
+                 VALUES ($1, $3, $4, $5, $6), ($2, $3, $4, $5, $6) ON CONFLICT (version_id, ladder) DO NOTHING",
+            )
+            .bind(versions[0])
+            .bind(versions[1])
+            .bind(ladder)
+            .bind(start.rating)
+            .bind(start.deviation)
+            .bind(start.volatility)
+            .execute(&mut **tx)
+            .await?;
+        }
     }
-    match found {
-        [Some(a), Some(b)] => Ok([a, b]),
-        _ => Err(sqlx::Error::RowNotFound),
-    }
+    Err(sqlx::Error::RowNotFound)
 }

@@ -620,6 +620,31 @@ async fn time_control_scenario(backend: Backend) {
     stop_tx.send(true).expect("stop");
     worker.await.expect("worker stops");
 
+    // Win/draw/loss counts move with the results, mirrored between the two.
+    let record = |version: i64| async move {
+        let row: (i64, i64, i64) =
+            sqlx::query_as("SELECT wins, draws, losses FROM ratings WHERE version_id = $1 AND ladder = $2")
+                .bind(version)
+                .bind(LADDER)
+                .fetch_one(&db.pool)
+                .await
+                .expect("a ratings row");
+        row
+    };
+    let (random_wdl, greedy_wdl) = (record(random).await, record(greedy).await);
+    let random_wins: i64 = ladder.scalar("SELECT COUNT(*) FROM matches WHERE winner = 0").await;
+    let greedy_wins: i64 = ladder.scalar("SELECT COUNT(*) FROM matches WHERE winner = 1").await;
+    assert_eq!(random_wdl.0 + random_wdl.1 + random_wdl.2, 3, "{random_wdl:?}");
+    assert_eq!(
+        (random_wdl.0, random_wdl.2),
+        (random_wins, greedy_wins),
+        "{random_wdl:?}"
+    );
+    assert_eq!(
+        (greedy_wdl.0, greedy_wdl.1, greedy_wdl.2),
+        (random_wdl.2, random_wdl.1, random_wdl.0)
+    );
+
     for (id, time) in expected {
         let row = sqlx::query("SELECT turn_ms, bank_ms, fuel_per_ms, replay_sha256 FROM matches WHERE id = $1")
             .bind(id)
