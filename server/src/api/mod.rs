@@ -16,7 +16,11 @@ pub mod tournaments;
 use crate::error::ApiError;
 use crate::server::AppState;
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::HeaderValue;
+use axum::http::header::{CONNECTION, CONTENT_LENGTH, TRANSFER_ENCODING};
+use axum::middleware::Next;
+use axum::response::Response;
 
 /// Bodies of requests other than uploads are small.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -40,5 +44,30 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(accounts::refuse_cross_site))
         .layer(axum::middleware::from_fn(accounts::json_errors))
+        .layer(axum::middleware::from_fn(close_after_refusing_a_body))
         .with_state(state)
+}
+
+/// Answers a refused request that came with a body with `Connection: close`.
+///
+/// A refusal may come before the body is read (a cross-site post, an
+/// upload announced as too large, a rate limit): the server then drops the
+/// connection rather than read an unwanted body, and a client that sent the
+/// next request on the same connection would see it fail instead of getting
+/// an answer. With the header the client opens a new connection.
+async fn close_after_refusing_a_body(request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let has_body = headers.contains_key(TRANSFER_ENCODING)
+        || headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok())
+            .is_some_and(|length| length > 0);
+    let mut response = next.run(request).await;
+    if has_body && (response.status().is_client_error() || response.status().is_server_error()) {
+        response
+            .headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
 }
