@@ -95,6 +95,9 @@ pub struct ServerConfig {
     /// Ladders whose per-move cap and per-game bank are set at start (for
     /// matches queued from then on); the others keep what they have.
     pub time_controls: Vec<(Variant, Budget)>,
+    /// How long running matches may go on finishing when the server stops.
+    /// Default 5 s.
+    pub grace: Duration,
 }
 
 impl Default for ServerConfig {
@@ -111,6 +114,7 @@ impl Default for ServerConfig {
             trusted_proxies: Vec::new(),
             secure_cookies: false,
             time_controls: Vec::new(),
+            grace: Duration::from_secs(5),
         }
     }
 }
@@ -124,9 +128,12 @@ pub struct AppState {
     pub config: Arc<ServerConfig>,
 }
 
-/// Runs the server until Ctrl-C: prints `listening on http://ADDR` once the
-/// socket is bound.
-pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
+/// Runs the server until `shutdown` completes: prints `listening on
+/// http://ADDR` once the socket is bound. Then it stops gracefully: no new
+/// matches are claimed and no new connections accepted, the running matches
+/// may finish for [`ServerConfig::grace`], the rest go back to the queue
+/// without counting an attempt, and it returns.
+pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
     let core = Core::open(
         &config.data_dir,
         config.database_url.as_deref(),
@@ -151,6 +158,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     let address = listener.local_addr()?;
     let (stop_tx, stop) = watch::channel(false);
+    let (drain_tx, drain) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
     tasks.spawn(crate::versions::run_checker(core.clone(), stop.clone()));
     if config.schedule {
@@ -160,30 +168,58 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             stop.clone(),
         ));
     }
+    let mut workers = tokio::task::JoinSet::new();
     for n in 0..config.workers {
         let worker = crate::worker::WorkerConfig::new(format!("serve-{}-{n}", std::process::id()));
-        tasks.spawn(crate::worker::run(core.clone(), worker, stop.clone()));
+        workers.spawn(crate::worker::run_draining(
+            core.clone(),
+            worker,
+            drain.clone(),
+            stop.clone(),
+        ));
     }
+    let grace = config.grace;
     let state = AppState {
         core,
         config: Arc::new(config),
     };
     let app = crate::api::router(state);
     println!("listening on http://{address}");
-    let mut stop_server = stop.clone();
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(async move {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = stop_server.changed() => {}
-            }
-        })
+    let (http_stop_tx, mut http_stop) = watch::channel(false);
+    let mut http = tokio::spawn(
+        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(async move {
+                let _ = http_stop.wait_for(|stop| *stop).await;
+            })
+            .into_future(),
+    );
+    tokio::select! {
+        () = shutdown => {}
+        served = &mut http => {
+            served.context("the web server task failed")?.context("the web server failed")?;
+        }
+    }
+    let _ = http_stop_tx.send(true);
+    let _ = drain_tx.send(true);
+    tracing::info!(grace_ms = grace.as_millis(), "stopping: running matches may finish");
+    let drained = tokio::time::timeout(grace, async { while workers.join_next().await.is_some() {} })
         .await
-        .context("the web server failed")?;
+        .is_ok();
+    if !drained {
+        tracing::info!("grace period over: the matches still running go back to the queue");
+    }
+    // Abandoned at their next turn and released without counting an
+    // attempt; a turn is bounded by its fuel.
     let _ = stop_tx.send(true);
     let _ = tokio::time::timeout(Duration::from_secs(10), async {
+        while workers.join_next().await.is_some() {}
         while tasks.join_next().await.is_some() {}
     })
     .await;
+    // Open event streams never end by themselves: give requests a moment.
+    if tokio::time::timeout(Duration::from_secs(1), &mut http).await.is_err() {
+        http.abort();
+    }
+    tracing::info!("stopped");
     Ok(())
 }

@@ -198,10 +198,24 @@ pub(crate) async fn insert_match<'e>(
 /// records them; sleeps [`WorkerConfig::poll`] when the queue is empty. A
 /// match being played when `stop` turns true is abandoned at its next turn
 /// and put back in the queue without counting the attempt.
-pub async fn run(core: Core, config: WorkerConfig, mut stop: watch::Receiver<bool>) {
+pub async fn run(core: Core, config: WorkerConfig, stop: watch::Receiver<bool>) {
+    let (_never, drain) = watch::channel(false);
+    run_draining(core, config, drain, stop).await;
+}
+
+/// [`run`], which also returns once `drain` turns true and the match being
+/// played (if any) is recorded: the first half of a graceful stop, claiming
+/// nothing more and letting the running match finish. Turning `stop` true
+/// then abandons that match at its next turn, as in [`run`].
+pub async fn run_draining(
+    core: Core,
+    config: WorkerConfig,
+    mut drain: watch::Receiver<bool>,
+    mut stop: watch::Receiver<bool>,
+) {
     tracing::debug!(worker = %config.id, lease_ms = config.lease.as_millis(), "worker started");
     loop {
-        if *stop.borrow() {
+        if *stop.borrow() || *drain.borrow() {
             return;
         }
         // Registered before looking at the queue, so a wake-up between the
@@ -217,6 +231,7 @@ pub async fn run(core: Core, config: WorkerConfig, mut stop: watch::Receiver<boo
         }
         tokio::select! {
             _ = stop.wait_for(|stop| *stop) => return,
+            _ = drain.wait_for(|drain| *drain) => return,
             _ = woken => {}
             _ = tokio::time::sleep(config.poll) => {}
         }
@@ -277,7 +292,7 @@ macro_rules! claim_returning {
 /// taken.
 const CLAIM_SQLITE: &str = concat!(
     "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
-     attempts = attempts + 1, started_ms = $3, finished_ms = NULL \
+     attempts = attempts + 1, started_ms = COALESCE(started_ms, $3), finished_ms = NULL \
      WHERE id = (SELECT id FROM ( \
          SELECT * FROM (SELECT id, priority FROM matches \
            WHERE status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3) \
@@ -292,7 +307,7 @@ const CLAIM_SQLITE: &str = concat!(
 
 const CLAIM_POSTGRES: &str = concat!(
     "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
-     attempts = attempts + 1, started_ms = $3, finished_ms = NULL \
+     attempts = attempts + 1, started_ms = COALESCE(started_ms, $3), finished_ms = NULL \
      WHERE id = (SELECT id FROM matches \
        WHERE (status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3)) \
           OR (status = 'running' AND lease_until_ms < $3) \

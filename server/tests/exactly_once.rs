@@ -117,11 +117,17 @@ impl Ladder {
 
     /// `arbiter worker --data DIR --slots 1` with the short lease.
     fn spawn_worker_process(&self, log: &str) -> Child {
+        self.spawn_worker_process_with(log, &[])
+    }
+
+    /// [`Self::spawn_worker_process`] with more arguments.
+    fn spawn_worker_process_with(&self, log: &str, args: &[&str]) -> Child {
         let mut command = Command::new(ARBITER);
         command
             .args(["worker", "--data"])
             .arg(self.data())
             .args(["--slots", "1"])
+            .args(args)
             .env(LEASE_ENV, LEASE_MS.to_string())
             .env("RUST_LOG", "arbiter_server=debug")
             .env_remove("DATABASE_URL")
@@ -454,6 +460,19 @@ async fn host_failure_scenario(backend: Backend) {
     assert!(error.contains("missing from the blob store"), "{error}");
     assert_eq!(row.try_get::<Option<i64>, _>(4).expect("winner"), None);
     assert_eq!(row.try_get::<Option<String>, _>(5).expect("replay"), None);
+    // Its start is its first attempt's: the retries waited 50 and 100 ms
+    // before them (each attempt overwrote it before).
+    let (started, finished): (Option<i64>, Option<i64>) =
+        sqlx::query_as("SELECT started_ms, finished_ms FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_one(&db.pool)
+            .await
+            .expect("times");
+    let span = finished.expect("finished_ms") - started.expect("started_ms");
+    assert!(
+        span >= 150,
+        "started at the first attempt, {span} ms before it was given up"
+    );
     assert_eq!(ladder.scalar("SELECT COUNT(*) FROM match_logs").await, 0);
     assert_eq!(
         ladder
@@ -696,4 +715,144 @@ fn a_time_control_change_reaches_only_later_matches_on_postgres() {
         return;
     }
     runtime().block_on(time_control_scenario(Backend::Postgres));
+}
+
+/// Sends `signal` (e.g. `TERM`) to `child`.
+fn send_signal(child: &Child, signal: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(child.id().to_string())
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -{signal} {}", child.id());
+}
+
+/// Waits for `child` to exit, at most `limit`; its exit code.
+async fn exit_code(child: &mut Child, limit: Duration, what: &str) -> Option<i32> {
+    wait_for(limit, what, || {
+        let status = child.try_wait().expect("the worker can be waited for");
+        async move { status.map(|status| status.code()) }
+    })
+    .await
+}
+
+/// Some match is running.
+async fn any_running(ladder: &Ladder) -> Option<()> {
+    (ladder
+        .scalar("SELECT COUNT(*) FROM matches WHERE status = 'running'")
+        .await
+        > 0)
+    .then_some(())
+}
+
+/// No match is left running; those back in the queue have no attempt
+/// counted and no start time; finished ones took one attempt.
+async fn assert_nothing_running(ladder: &Ladder, when: &str) {
+    assert_eq!(
+        ladder
+            .scalar("SELECT COUNT(*) FROM matches WHERE status = 'running'")
+            .await,
+        0,
+        "{when}: no match left running\n{}",
+        ladder.logs()
+    );
+    assert_eq!(
+        ladder
+            .scalar(
+                "SELECT COUNT(*) FROM matches WHERE status = 'queued' AND (attempts <> 0 OR started_ms IS NOT NULL)"
+            )
+            .await,
+        0,
+        "{when}: a match back in the queue has no attempt counted and no start time"
+    );
+    assert_eq!(
+        ladder
+            .scalar("SELECT COUNT(*) FROM matches WHERE status = 'finished' AND attempts <> 1")
+            .await,
+        0,
+        "{when}: every finished match took one attempt"
+    );
+}
+
+/// SIGTERM (what systemd, docker and Kubernetes send) stops a worker
+/// gracefully: it claims nothing more, the match it plays finishes within
+/// the grace period and is recorded, and it exits 0. With no grace the match
+/// goes back to the queue with its attempt uncounted and its start time
+/// cleared. A second signal exits at once. Before, SIGTERM killed the worker
+/// on the spot: its match stayed `running` until the lease expired and
+/// counted a lost attempt.
+async fn sigterm_scenario() {
+    let ladder = Ladder::open(Backend::Sqlite).await;
+    let db = &ladder.core.db;
+    let versions = ladder.versions().await;
+    let (strong, medium) = (versions["othello-ab-strong"], versions["othello-ab-medium"]);
+    for seed in 0..6 {
+        let new = worker::NewMatch {
+            ladder: LADDER,
+            a_version: strong,
+            b_version: medium,
+            seed,
+            kind: "ranked",
+            priority: 0,
+            tournament_id: None,
+            budget: None,
+        };
+        worker::enqueue(db, &new).await.expect("enqueue");
+    }
+    // A grace period long enough: the running match finishes.
+    let mut worker = Reaper(vec![
+        ladder.spawn_worker_process_with("worker-1.log", &["--grace", "120"]),
+    ]);
+    wait_for(Duration::from_secs(60), "a running match", || any_running(&ladder)).await;
+    send_signal(&worker.0[0], "TERM");
+    let code = exit_code(&mut worker.0[0], Duration::from_secs(120), "the worker to stop").await;
+    assert_eq!(code, Some(0), "a graceful stop exits 0\n{}", ladder.logs());
+    assert_nothing_running(&ladder, "after a graceful stop").await;
+    let finished = ladder
+        .scalar("SELECT COUNT(*) FROM matches WHERE status = 'finished'")
+        .await;
+    assert!(
+        finished >= 1,
+        "the running match was finished and recorded\n{}",
+        ladder.logs()
+    );
+
+    // No grace: the running match goes back to the queue uncounted.
+    let mut worker = Reaper(vec![
+        ladder.spawn_worker_process_with("worker-2.log", &["--grace", "0"]),
+    ]);
+    wait_for(Duration::from_secs(60), "a running match", || any_running(&ladder)).await;
+    send_signal(&worker.0[0], "TERM");
+    let code = exit_code(&mut worker.0[0], Duration::from_secs(30), "the worker to stop").await;
+    assert_eq!(code, Some(0), "{}", ladder.logs());
+    assert_nothing_running(&ladder, "after a stop without grace").await;
+    assert_eq!(
+        ladder
+            .scalar("SELECT COUNT(*) FROM matches WHERE status = 'finished'")
+            .await,
+        finished,
+        "the match it held was not finished: it went back to the queue"
+    );
+
+    // A second signal exits at once, even with a long grace period.
+    let mut worker = Reaper(vec![
+        ladder.spawn_worker_process_with("worker-1.log", &["--grace", "120"]),
+    ]);
+    wait_for(Duration::from_secs(60), "a running match", || any_running(&ladder)).await;
+    send_signal(&worker.0[0], "TERM");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let signalled = Instant::now();
+    send_signal(&worker.0[0], "TERM");
+    let code = exit_code(&mut worker.0[0], Duration::from_secs(10), "the worker to exit at once").await;
+    assert_eq!(code, Some(1), "a forced exit is not a success\n{}", ladder.logs());
+    println!(
+        "exited {:.2} s after the second signal",
+        signalled.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+fn a_sigterm_stops_a_worker_gracefully_and_a_second_one_at_once() {
+    let _serial = serial();
+    runtime().block_on(sigterm_scenario());
 }

@@ -9,6 +9,7 @@ pub mod position;
 pub mod ratings;
 pub mod replay;
 pub mod serve;
+pub mod shutdown;
 pub mod verify;
 pub mod worker;
 

@@ -59,6 +59,10 @@ pub struct Args {
     /// matches queued from now on, like `arbiter ladders time`.
     #[arg(long = "time", value_name = "LADDER=MOVE_MS/BANK_MS")]
     times: Vec<super::ladders::LadderTime>,
+    /// On SIGTERM or Ctrl-C, how long running matches may go on finishing
+    /// before they go back to the queue (a second signal exits at once).
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    grace: f64,
 }
 
 /// Runs `arbiter serve`.
@@ -75,7 +79,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         trusted_proxies: args.trusted_proxies,
         secure_cookies: args.secure_cookies,
         time_controls: args.times.iter().map(|t| (t.ladder, t.budget)).collect(),
+        grace: super::shutdown::grace(args.grace)?,
         ..defaults
     };
-    super::runtime()?.block_on(serve(config))
+    super::runtime()?.block_on(serve(config, super::shutdown::first_signal()))
 }

@@ -2,7 +2,7 @@
 
 use arbiter_server::ratings::RatingSystem;
 use arbiter_server::server::Core;
-use arbiter_server::worker::{WorkerConfig, run as run_worker};
+use arbiter_server::worker::{WorkerConfig, run_draining};
 use std::path::PathBuf;
 
 /// Claims queued matches from the database and plays them, with a lease and
@@ -32,10 +32,17 @@ pub struct Args {
     /// Rating system (must match the server's).
     #[arg(long, value_enum, default_value = "glicko2")]
     rating: RatingSystem,
+    /// On SIGTERM or Ctrl-C, how long running matches may go on finishing
+    /// before they go back to the queue (a second signal exits at once).
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    grace: f64,
 }
 
-/// Runs `arbiter worker`.
+/// Runs `arbiter worker` until SIGTERM or Ctrl-C, then stops gracefully:
+/// claims nothing more, lets the running matches finish for `--grace`, puts
+/// the rest back in the queue without counting an attempt, and returns.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let grace = super::shutdown::grace(args.grace)?;
     super::runtime()?.block_on(async move {
         let core = Core::open(
             &args.data,
@@ -45,14 +52,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )
         .await?;
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        let (drain_tx, drain) = tokio::sync::watch::channel(false);
         let mut tasks = tokio::task::JoinSet::new();
         for slot in 0..args.slots.max(1) {
             let config = WorkerConfig::new(format!("worker-{}-{slot}", std::process::id()));
-            tasks.spawn(run_worker(core.clone(), config, stop.clone()));
+            tasks.spawn(run_draining(core.clone(), config, drain.clone(), stop.clone()));
         }
-        tokio::signal::ctrl_c().await?;
-        let _ = stop_tx.send(true);
-        while tasks.join_next().await.is_some() {}
+        super::shutdown::first_signal().await;
+        let _ = drain_tx.send(true);
+        tracing::info!(grace_ms = grace.as_millis(), "stopping: running matches may finish");
+        let drained = tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} })
+            .await
+            .is_ok();
+        if !drained {
+            tracing::info!("grace period over: the matches still running go back to the queue");
+            let _ = stop_tx.send(true);
+            while tasks.join_next().await.is_some() {}
+        }
+        tracing::info!("stopped");
         Ok(())
     })
 }

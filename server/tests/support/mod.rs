@@ -302,6 +302,29 @@ impl TestServer {
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
+
+    /// Sends `signal` (e.g. `TERM`) to the server process.
+    pub fn signal(&self, signal: &str) {
+        let status = std::process::Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill -{signal}");
+    }
+
+    /// Waits at most `limit` for the server process to exit: its exit code
+    /// (`None` if a signal ended it), or a panic if it is still running.
+    pub async fn exit_code(&mut self, limit: Duration) -> Option<i32> {
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the server can be waited for") {
+                return status.code();
+            }
+            assert!(start.elapsed() < limit, "the server still runs after {limit:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
 }
 
 impl Drop for TestServer {
