@@ -32,6 +32,22 @@ pub struct Db {
     writers: Arc<tokio::sync::Mutex<()>>,
 }
 
+/// Why a database is not ready to serve.
+#[derive(Debug, thiserror::Error)]
+pub enum NotReady {
+    /// It does not answer.
+    #[error("the database does not answer: {0}")]
+    Unreachable(sqlx::Error),
+    /// Its schema is older than this binary's.
+    #[error("the schema is at migration {applied} but this binary needs {known}")]
+    Behind {
+        /// The newest migration applied.
+        applied: i64,
+        /// The newest migration this binary has.
+        known: i64,
+    },
+}
+
 /// A turn to write: while it lives, no other writer of this process that
 /// asked for one writes.
 pub type WriteTurn = Option<tokio::sync::OwnedMutexGuard<()>>;
@@ -118,6 +134,27 @@ impl Db {
             .await
             .map_err(|e| sqlx::Error::Migrate(Box::new(e)))?;
         crate::ladders::seed_defaults(self).await
+    }
+
+    /// Whether the database answers and has every migration this binary
+    /// knows (applied successfully).
+    pub async fn schema_current(&self) -> Result<(), NotReady> {
+        let migrator = match self.backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        let known = migrator.iter().map(|m| m.version).max().unwrap_or(0);
+        let applied: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(NotReady::Unreachable)?;
+        match applied {
+            Some(applied) if applied >= known => Ok(()),
+            applied => Err(NotReady::Behind {
+                applied: applied.unwrap_or(0),
+                known,
+            }),
+        }
     }
 
     /// Waits for this process's turn to write, on SQLite; on PostgreSQL

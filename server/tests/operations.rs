@@ -55,3 +55,39 @@ async fn a_sigterm_stops_serve_with_no_match_left_running() {
         "the matches put back have no attempt counted"
     );
 }
+
+/// Liveness answers while the process serves; readiness only while the
+/// database answers with every migration this binary knows.
+#[tokio::test(flavor = "multi_thread")]
+async fn health_and_readiness() {
+    let server = TestServer::start_opts(Options::on(Backend::Sqlite)).await;
+    let client = server.client();
+    let (status, body) = client.get("/api/health").await;
+    assert_eq!(
+        (status.as_u16(), body["status"].as_str()),
+        (200, Some("live")),
+        "{body}"
+    );
+    let (status, body) = client.get("/api/ready").await;
+    assert_eq!(
+        (status.as_u16(), body["status"].as_str()),
+        (200, Some("ready")),
+        "{body}"
+    );
+    // A database behind this binary's schema (as after a downgrade).
+    let db = server.db().await;
+    sqlx::query("DELETE FROM _sqlx_migrations WHERE version = (SELECT MAX(version) FROM _sqlx_migrations)")
+        .execute(&db.pool)
+        .await
+        .expect("forget a migration");
+    let (status, body) = client.get("/api/ready").await;
+    assert_eq!(status.as_u16(), 503, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("schema is at migration")),
+        "says why: {body}"
+    );
+    let (status, _) = client.get("/api/health").await;
+    assert_eq!(status.as_u16(), 200, "still live");
+}

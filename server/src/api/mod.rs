@@ -8,6 +8,7 @@ pub mod accounts;
 pub mod bots;
 pub mod challenges;
 pub mod events;
+pub mod health;
 pub mod ladders;
 pub mod matches;
 pub mod openapi;
@@ -37,6 +38,7 @@ pub fn router(state: AppState) -> Router {
         .merge(tournaments::router())
         .merge(events::router())
         .merge(openapi::router())
+        .merge(health::router())
         .fallback(|| async { ApiError::NotFound("no such API endpoint".into()) });
     Router::new()
         .nest("/api", api)

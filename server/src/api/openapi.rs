@@ -73,6 +73,8 @@ pub fn document() -> Value {
         "/api/bots/{name}": {"get": op("A bot, its versions with status and ratings, its recent matches", false, 200, None), "parameters": path_param("name", "bot name")},
         "/api/bots/{name}/retire": {"post": op("Retire a bot of yours from matchmaking", true, 200, None), "parameters": path_param("name", "bot name")},
         "/api/versions/{id}": {"get": op("A version: checking, active, retired or rejected (with the reason; stderr for the owner)", false, 200, None), "parameters": path_param("id", "version id")},
+        "/api/health": {"get": op("Liveness: 200 while the server answers", false, 200, None)},
+        "/api/ready": {"get": op("Readiness: 200 when the database answers within 2 s with its schema current, else 503", false, 200, None)},
         "/api/ladders": {"get": op("Every ladder, with its time control and the longer ones a challenge may choose", false, 200, None)},
         "/api/ladders/{ladder}/leaderboard": {"get": op("A leaderboard: rank, rating ± 2·RD, W/D/L, matches, provisional", false, 200, None), "parameters": path_param("ladder", "e.g. othello:std")},
         "/api/matches": {"get": op("Matches, newest first; filters ladder, status, bot, before, limit", false, 200, None)},
