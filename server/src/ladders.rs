@@ -86,11 +86,22 @@ fn column(value: u64) -> i64 {
 /// leaving existing rows as they are.
 pub async fn seed_defaults(db: &Db) -> Result<(), sqlx::Error> {
     for variant in Variant::ALL {
-        let time = TimeControl::default_for(variant);
-        sqlx::query(
+        write(
+            db,
             "INSERT INTO ladders (name, turn_ms, bank_ms, fuel_per_ms, updated_ms) VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT (name) DO NOTHING",
+            variant,
+            TimeControl::default_for(variant),
         )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Runs `sql` with `$1` the ladder's name, `$2`–`$4` the time control and
+/// `$5` the time now.
+async fn write(db: &Db, sql: &'static str, variant: Variant, time: TimeControl) -> Result<(), sqlx::Error> {
+    sqlx::query(sql)
         .bind(name(variant))
         .bind(column(time.turn_ms))
         .bind(column(time.bank_ms))
@@ -98,7 +109,6 @@ pub async fn seed_defaults(db: &Db) -> Result<(), sqlx::Error> {
         .bind(now_ms())
         .execute(&db.pool)
         .await?;
-    }
     Ok(())
 }
 
@@ -133,13 +143,12 @@ pub async fn time_control(db: &Db, variant: Variant) -> Result<TimeControl, sqlx
 /// control it replaced.
 pub async fn set_time_control(db: &Db, variant: Variant, time: TimeControl) -> Result<TimeControl, sqlx::Error> {
     let before = time_control(db, variant).await?;
-    sqlx::query("UPDATE ladders SET turn_ms = $2, bank_ms = $3, fuel_per_ms = $4, updated_ms = $5 WHERE name = $1")
-        .bind(name(variant))
-        .bind(column(time.turn_ms))
-        .bind(column(time.bank_ms))
-        .bind(column(time.fuel_per_ms))
-        .bind(now_ms())
-        .execute(&db.pool)
-        .await?;
+    write(
+        db,
+        "UPDATE ladders SET turn_ms = $2, bank_ms = $3, fuel_per_ms = $4, updated_ms = $5 WHERE name = $1",
+        variant,
+        time,
+    )
+    .await?;
     Ok(before)
 }

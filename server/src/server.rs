@@ -158,7 +158,6 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     let address = listener.local_addr()?;
     let (stop_tx, stop) = watch::channel(false);
-    let (drain_tx, drain) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
     tasks.spawn(crate::versions::run_checker(core.clone(), stop.clone()));
     if config.schedule {
@@ -168,16 +167,7 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
             stop.clone(),
         ));
     }
-    let mut workers = tokio::task::JoinSet::new();
-    for n in 0..config.workers {
-        let worker = crate::worker::WorkerConfig::new(format!("serve-{}-{n}", std::process::id()));
-        workers.spawn(crate::worker::run_draining(
-            core.clone(),
-            worker,
-            drain.clone(),
-            stop.clone(),
-        ));
-    }
+    let workers = crate::worker::Workers::start(&core, "serve", config.workers);
     let grace = config.grace;
     let state = AppState {
         core,
@@ -200,19 +190,9 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
         }
     }
     let _ = http_stop_tx.send(true);
-    let _ = drain_tx.send(true);
-    tracing::info!(grace_ms = grace.as_millis(), "stopping: running matches may finish");
-    let drained = tokio::time::timeout(grace, async { while workers.join_next().await.is_some() {} })
-        .await
-        .is_ok();
-    if !drained {
-        tracing::info!("grace period over: the matches still running go back to the queue");
-    }
-    // Abandoned at their next turn and released without counting an
-    // attempt; a turn is bounded by its fuel.
+    workers.stop(grace).await;
     let _ = stop_tx.send(true);
     let _ = tokio::time::timeout(Duration::from_secs(10), async {
-        while workers.join_next().await.is_some() {}
         while tasks.join_next().await.is_some() {}
     })
     .await;

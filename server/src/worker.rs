@@ -238,6 +238,45 @@ pub async fn run_draining(
     }
 }
 
+/// Workers of one process, started together and stopped gracefully.
+pub struct Workers {
+    tasks: tokio::task::JoinSet<()>,
+    drain: watch::Sender<bool>,
+    stop: watch::Sender<bool>,
+}
+
+impl Workers {
+    /// Starts `slots` workers with ids `PREFIX-PID-N`.
+    pub fn start(core: &Core, prefix: &str, slots: usize) -> Workers {
+        let (drain, drain_rx) = watch::channel(false);
+        let (stop, stop_rx) = watch::channel(false);
+        let mut tasks = tokio::task::JoinSet::new();
+        for n in 0..slots {
+            let config = WorkerConfig::new(format!("{prefix}-{}-{n}", std::process::id()));
+            tasks.spawn(run_draining(core.clone(), config, drain_rx.clone(), stop_rx.clone()));
+        }
+        Workers { tasks, drain, stop }
+    }
+
+    /// Stops them: nothing more is claimed, running matches may finish for
+    /// `grace`, the others are abandoned at their next turn and put back in
+    /// the queue without counting an attempt (a turn is bounded by its
+    /// fuel, so this ends soon after).
+    pub async fn stop(mut self, grace: Duration) {
+        let _ = self.drain.send(true);
+        tracing::info!(grace_ms = grace.as_millis(), "stopping: running matches may finish");
+        let tasks = &mut self.tasks;
+        let drained = tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} })
+            .await
+            .is_ok();
+        if !drained {
+            tracing::info!("grace period over: the matches still running go back to the queue");
+            let _ = self.stop.send(true);
+            while self.tasks.join_next().await.is_some() {}
+        }
+    }
+}
+
 /// Why a claimed match was not recorded.
 #[derive(Debug, thiserror::Error)]
 enum WorkerError {
@@ -920,19 +959,9 @@ async fn lock_ratings(
             return Ok([a, b]);
         }
         if first {
-            let start = Rating::default();
-            sqlx::query(
-                "INSERT INTO ratings (version_id, ladder, rating, deviation, volatility) \
-                 VALUES ($1, $3, $4, $5, $6), ($2, $3, $4, $5, $6) ON CONFLICT (version_id, ladder) DO NOTHING",
-            )
-            .bind(versions[0])
-            .bind(versions[1])
-            .bind(ladder)
-            .bind(start.rating)
-            .bind(start.deviation)
-            .bind(start.volatility)
-            .execute(&mut **tx)
-            .await?;
+            for version in versions {
+                crate::ratings::ensure_row(tx, version, ladder).await?;
+            }
         }
     }
     Err(sqlx::Error::RowNotFound)

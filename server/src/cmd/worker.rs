@@ -2,7 +2,7 @@
 
 use arbiter_server::ratings::RatingSystem;
 use arbiter_server::server::Core;
-use arbiter_server::worker::{WorkerConfig, run_draining};
+use arbiter_server::worker::Workers;
 use std::path::PathBuf;
 
 /// Claims queued matches from the database and plays them, with a lease and
@@ -51,24 +51,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.rating,
         )
         .await?;
-        let (stop_tx, stop) = tokio::sync::watch::channel(false);
-        let (drain_tx, drain) = tokio::sync::watch::channel(false);
-        let mut tasks = tokio::task::JoinSet::new();
-        for slot in 0..args.slots.max(1) {
-            let config = WorkerConfig::new(format!("worker-{}-{slot}", std::process::id()));
-            tasks.spawn(run_draining(core.clone(), config, drain.clone(), stop.clone()));
-        }
+        let workers = Workers::start(&core, "worker", args.slots.max(1));
         super::shutdown::first_signal().await;
-        let _ = drain_tx.send(true);
-        tracing::info!(grace_ms = grace.as_millis(), "stopping: running matches may finish");
-        let drained = tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} })
-            .await
-            .is_ok();
-        if !drained {
-            tracing::info!("grace period over: the matches still running go back to the queue");
-            let _ = stop_tx.send(true);
-            while tasks.join_next().await.is_some() {}
-        }
+        workers.stop(grace).await;
         tracing::info!("stopped");
         Ok(())
     })
