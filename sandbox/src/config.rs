@@ -8,10 +8,10 @@ use std::time::Duration;
 /// Fuel per virtual millisecond, unless configured otherwise.
 ///
 /// Measured on a current server core (`cargo bench -p arbiter-server --bench
-/// fuel_rate`), the house search bots burn 9–10 million fuel per real
-/// millisecond and request-parsing bots 4–6 million, so one virtual
-/// millisecond is one to three real ones; the slowest code there is (an
-/// empty loop, `table.copy`) burns 0.7–1 million, ten to fifteen real ms per
+/// fuel_rate`), the house search bots burn 9–13 million fuel per real
+/// millisecond and request-parsing bots 4–8 million, so one virtual
+/// millisecond is one to two real ones; the slowest code there is (an empty
+/// loop, `table.copy`) burns 0.7–1.8 million, five to fifteen real ms per
 /// virtual ms. It is part of a match record: replaying a match needs the
 /// same value.
 pub const DEFAULT_FUEL_PER_MS: u64 = 10_000_000;
