@@ -355,11 +355,11 @@ const CLAIM_POSTGRES: &str = concat!(
 );
 
 /// Claims the next match. A match whose attempts would exceed the limit is
-/// marked `failed` in the same transaction and the next one is tried.
+/// marked `failed` at once and the next one is tried. The lease runs from
+/// when the database connection is held, not from before a wait for one.
 async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sqlx::Error> {
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
     loop {
-        let now = now_ms();
         // One statement, atomic on its own: SQLite takes the write lock for
         // an UPDATE before it reads, PostgreSQL skips rows others hold.
         let sql = match core.db.backend {
@@ -367,12 +367,15 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             Backend::Postgres => CLAIM_POSTGRES,
         };
         let turn = core.db.write_turn().await;
+        let mut connection = core.db.pool.acquire().await?;
+        let now = now_ms();
         let row = sqlx::query(sql)
             .bind(&config.id)
             .bind(now.saturating_add(lease_ms))
             .bind(now)
-            .fetch_optional(&core.db.pool)
+            .fetch_optional(&mut *connection)
             .await?;
+        drop(connection);
         drop(turn);
         let Some(row) = row else {
             return Ok(None);
@@ -512,13 +515,15 @@ async fn handle(core: &Core, config: &WorkerConfig, claimed: Claimed, stop: &mut
 
 /// Gives the match back after a host failure: `queued` (claimable after
 /// `retry_delay × attempts`) or `failed` when this was the last attempt.
-/// Returns the new status, or `None` if the match was no longer ours.
+/// Returns the new status, or `None` if the match was no longer ours. The
+/// delay runs from when the database connection is held.
 async fn release_after_host_failure(
     db: &Db,
     config: &WorkerConfig,
     claimed: &Claimed,
     error: &str,
 ) -> Result<Option<String>, sqlx::Error> {
+    let mut connection = db.pool.acquire().await?;
     let now = now_ms();
     let delay = config
         .retry_delay
@@ -538,7 +543,7 @@ async fn release_after_host_failure(
     .bind(now)
     .bind(not_before)
     .bind(error)
-    .fetch_optional(&db.pool)
+    .fetch_optional(&mut *connection)
     .await
 }
 
@@ -701,15 +706,17 @@ async fn play(
     }
 }
 
-/// Extends this worker's lease; false if the match is no longer ours.
+/// Extends this worker's lease, from when the database connection is held;
+/// false if the match is no longer ours.
 async fn renew(db: &Db, config: &WorkerConfig, id: i64) -> Result<bool, sqlx::Error> {
+    let mut connection = db.pool.acquire().await?;
     let until = now_ms().saturating_add(i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX));
     let done =
         sqlx::query("UPDATE matches SET lease_until_ms = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'running'")
             .bind(until)
             .bind(id)
             .bind(&config.id)
-            .execute(&db.pool)
+            .execute(&mut *connection)
             .await?;
     Ok(done.rows_affected() > 0)
 }
