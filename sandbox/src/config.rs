@@ -34,10 +34,13 @@ pub struct SandboxConfig {
     /// Largest amount of fuel a bot may run before the host looks at its
     /// budget again when it makes no host call.
     ///
-    /// Default 1 000 000 (0.1 virtual ms). A bot that computes without
-    /// calling the host is stopped for a timeout at most this much fuel after
-    /// its budget ran out (the overshoot is charged to its next turn). Smaller
-    /// is more precise and costs more task switches.
+    /// Default 1 000 000 (0.1 virtual ms). The wall-clock backstop is read
+    /// this often. A bot whose timeouts pause it
+    /// ([`OnTimeout::Pause`](crate::OnTimeout)) and that computes without
+    /// calling the host is paused at the first chunk boundary after its
+    /// budget ran out (the overshoot is charged to its next turn); one whose
+    /// timeouts stop it is stopped at its budget exactly, whatever this is.
+    /// Smaller is more precise and costs more task switches.
     pub timeout_granularity_fuel: u64,
     /// Linear memory per instance, in bytes.
     ///

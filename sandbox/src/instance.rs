@@ -131,9 +131,9 @@ impl BotInstance {
         let memory = instance.get_memory(&mut store, "memory");
         store.data_mut().memory = memory;
         let start = instance.get_typed_func::<(), ()>(&mut store, "_start").map_err(wt)?;
-        let (io, granularity, on_timeout) = (self.io.clone(), p.granularity, p.on_timeout);
+        let (io, params) = (self.io.clone(), p.clone());
         Ok(Box::pin(async move {
-            let (tank, chunk) = lock(&io).refill(granularity, on_timeout);
+            let (tank, chunk) = lock(&io).refill(&params);
             let filled = store
                 .fuel_async_yield_interval(Some(chunk))
                 .and_then(|()| store.set_fuel(tank));

@@ -170,10 +170,10 @@ impl Io {
 
     /// Sizes the tank and its chunks for the rest of this turn: returns
     /// `(tank, chunk)` for the store.
-    pub(crate) fn refill(&mut self, granularity: u64, on_timeout: crate::OnTimeout) -> (u64, u64) {
+    pub(crate) fn refill(&mut self, p: &Params) -> (u64, u64) {
         let left = self.budget.saturating_sub(self.turn_used);
-        self.chunk = left.clamp(MIN_CHUNK, granularity.max(MIN_CHUNK));
-        self.tank = match on_timeout {
+        self.chunk = left.clamp(MIN_CHUNK, p.granularity.max(MIN_CHUNK));
+        self.tank = match p.on_timeout {
             crate::OnTimeout::Stop => left,
             crate::OnTimeout::Pause => FUEL_TANK,
         };

@@ -91,7 +91,7 @@ async fn charge(caller: &mut Ctx<'_>, cost: u64) -> Result<()> {
         match g.time_out_if_over() {
             Some(seq) => seq,
             None => {
-                let (tank, chunk) = g.refill(caller.data().params.granularity, caller.data().params.on_timeout);
+                let (tank, chunk) = g.refill(&caller.data().params);
                 drop(g);
                 return refill(caller, tank, chunk);
             }
@@ -108,8 +108,7 @@ async fn charge(caller: &mut Ctx<'_>, cost: u64) -> Result<()> {
 
 /// Refills the tank for the rest of the turn.
 fn arm(caller: &mut Ctx<'_>, io: &Mutex<Io>) -> Result<()> {
-    let p = &caller.data().params;
-    let (tank, chunk) = lock(io).refill(p.granularity, p.on_timeout);
+    let (tank, chunk) = lock(io).refill(&caller.data().params);
     refill(caller, tank, chunk)
 }
 

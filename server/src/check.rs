@@ -19,9 +19,10 @@ pub const SMOKE_SEED: u64 = 1;
 /// The smoke match's time control, whatever the ladder's: 100 ms per move
 /// and 400 ms per game, virtual, at the sandbox's fuel rate. The candidate
 /// plays two games, so it computes for at most 0.8 virtual seconds: a check
-/// costs the server a second or two of a core for ordinary code, and about
-/// ten for the slowest code there is (a tight loop burns about a tenth of
-/// the fuel per real millisecond that ordinary code does). Bots that read
+/// costs the server a second or two of a core for ordinary code, and up to
+/// about twelve for the slowest code there is (`table.copy` and empty loops
+/// burn a tenth of the fuel per real millisecond ordinary code does; `cargo
+/// bench -p arbiter-server --bench fuel_rate`). Bots that read
 /// `budget_ms` / `remaining_ms` (Othello) or `deadlineMs` fit in it.
 pub const SMOKE_BUDGET: Budget = Budget::new(100, 400);
 

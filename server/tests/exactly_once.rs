@@ -23,7 +23,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use support::PgDatabase;
+use support::{PgDatabase, exit_code, send_signal};
 use tokio::sync::watch;
 
 const ARBITER: &str = env!("CARGO_BIN_EXE_arbiter");
@@ -717,25 +717,6 @@ fn a_time_control_change_reaches_only_later_matches_on_postgres() {
     runtime().block_on(time_control_scenario(Backend::Postgres));
 }
 
-/// Sends `signal` (e.g. `TERM`) to `child`.
-fn send_signal(child: &Child, signal: &str) {
-    let status = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(child.id().to_string())
-        .status()
-        .expect("kill runs");
-    assert!(status.success(), "kill -{signal} {}", child.id());
-}
-
-/// Waits for `child` to exit, at most `limit`; its exit code.
-async fn exit_code(child: &mut Child, limit: Duration, what: &str) -> Option<i32> {
-    wait_for(limit, what, || {
-        let status = child.try_wait().expect("the worker can be waited for");
-        async move { status.map(|status| status.code()) }
-    })
-    .await
-}
-
 /// Some match is running.
 async fn any_running(ladder: &Ladder) -> Option<()> {
     (ladder
@@ -805,7 +786,7 @@ async fn sigterm_scenario() {
     ]);
     wait_for(Duration::from_secs(60), "a running match", || any_running(&ladder)).await;
     send_signal(&worker.0[0], "TERM");
-    let code = exit_code(&mut worker.0[0], Duration::from_secs(120), "the worker to stop").await;
+    let code = exit_code(&mut worker.0[0], Duration::from_secs(120)).await;
     assert_eq!(code, Some(0), "a graceful stop exits 0\n{}", ladder.logs());
     assert_nothing_running(&ladder, "after a graceful stop").await;
     let finished = ladder
@@ -823,7 +804,7 @@ async fn sigterm_scenario() {
     ]);
     wait_for(Duration::from_secs(60), "a running match", || any_running(&ladder)).await;
     send_signal(&worker.0[0], "TERM");
-    let code = exit_code(&mut worker.0[0], Duration::from_secs(30), "the worker to stop").await;
+    let code = exit_code(&mut worker.0[0], Duration::from_secs(30)).await;
     assert_eq!(code, Some(0), "{}", ladder.logs());
     assert_nothing_running(&ladder, "after a stop without grace").await;
     assert_eq!(
@@ -843,7 +824,7 @@ async fn sigterm_scenario() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     let signalled = Instant::now();
     send_signal(&worker.0[0], "TERM");
-    let code = exit_code(&mut worker.0[0], Duration::from_secs(10), "the worker to exit at once").await;
+    let code = exit_code(&mut worker.0[0], Duration::from_secs(10)).await;
     assert_eq!(code, Some(1), "a forced exit is not a success\n{}", ladder.logs());
     println!(
         "exited {:.2} s after the second signal",

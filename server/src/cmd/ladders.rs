@@ -97,8 +97,10 @@ impl std::str::FromStr for LadderTime {
             .split_once('=')
             .ok_or_else(|| format!("expected LADDER=MOVE_MS/BANK_MS, e.g. othello:std=1000/10000, not {text:?}"))?;
         Ok(LadderTime {
-            ladder: ladder.parse().map_err(|e| format!("{e}"))?,
-            budget: budget.parse().map_err(|e| format!("{e}"))?,
+            ladder: ladder
+                .parse()
+                .map_err(|e: arbiter_games::UnknownVariant| e.to_string())?,
+            budget: budget.parse().map_err(|e: arbiter_games::BadBudget| e.to_string())?,
         })
     }
 }

@@ -305,25 +305,40 @@ impl TestServer {
 
     /// Sends `signal` (e.g. `TERM`) to the server process.
     pub fn signal(&self, signal: &str) {
-        let status = std::process::Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(self.child.id().to_string())
-            .status()
-            .expect("kill runs");
-        assert!(status.success(), "kill -{signal}");
+        send_signal(&self.child, signal);
     }
 
     /// Waits at most `limit` for the server process to exit: its exit code
     /// (`None` if a signal ended it), or a panic if it is still running.
     pub async fn exit_code(&mut self, limit: Duration) -> Option<i32> {
-        let start = std::time::Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().expect("the server can be waited for") {
-                return status.code();
-            }
-            assert!(start.elapsed() < limit, "the server still runs after {limit:?}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
+        exit_code(&mut self.child, limit).await
+    }
+}
+
+/// Sends `signal` (e.g. `TERM`) to `child`, as an operator's `kill` would.
+pub fn send_signal(child: &Child, signal: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(child.id().to_string())
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -{signal} {}", child.id());
+}
+
+/// Waits at most `limit` for `child` to exit: its exit code (`None` if a
+/// signal ended it), or a panic if it is still running.
+pub async fn exit_code(child: &mut Child, limit: Duration) -> Option<i32> {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("the process can be waited for") {
+            return status.code();
         }
+        assert!(
+            start.elapsed() < limit,
+            "process {} still runs after {limit:?}",
+            child.id()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
