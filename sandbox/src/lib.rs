@@ -75,6 +75,7 @@ mod wasi;
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rand_core::SeedableRng;
@@ -112,7 +113,28 @@ pub(crate) struct Shared {
     cache_dir: PathBuf,
     compat: String,
     modules: Mutex<ModuleCache>,
+    loads: LoadCounters,
     _tmp: Option<tempfile::TempDir>,
+}
+
+/// Where loaded modules came from, counted.
+#[derive(Default)]
+struct LoadCounters {
+    memory: AtomicU64,
+    disk: AtomicU64,
+    compiled: AtomicU64,
+}
+
+/// How often [`Sandbox::load`] (and [`Sandbox::cached`]) found a module in
+/// each cache, since the sandbox was made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Found in memory: no work at all.
+    pub memory_hits: u64,
+    /// Compiled before and loaded from the disk cache.
+    pub disk_hits: u64,
+    /// Compiled (in a child process) now.
+    pub compiles: u64,
 }
 
 #[derive(Default)]
@@ -316,6 +338,7 @@ impl Sandbox {
                 cache_dir,
                 compat,
                 modules: Mutex::new(ModuleCache::default()),
+                loads: LoadCounters::default(),
                 _tmp: tmp,
             }),
         })
@@ -344,6 +367,7 @@ impl Sandbox {
             // The same bytes were checked with this configuration before.
             let sha = compile::sha256_hex(wasm);
             if let Some(m) = lock_cache(&s.modules).get(&sha) {
+                s.loads.memory.fetch_add(1, Ordering::Relaxed);
                 return Ok(m);
             }
         }
@@ -362,8 +386,12 @@ impl Sandbox {
             None
         };
         let module = match cached {
-            Some(m) => m,
+            Some(m) => {
+                s.loads.disk.fetch_add(1, Ordering::Relaxed);
+                m
+            }
             None => {
+                s.loads.compiled.fetch_add(1, Ordering::Relaxed);
                 let limits = compile::CompileLimits {
                     timeout: s.config.compile_timeout,
                     memory_bytes: s.config.compile_memory_bytes,
@@ -390,7 +418,21 @@ impl Sandbox {
     /// of those bytes would give, without needing the bytes. A caller that
     /// knows a module's digest can skip fetching it.
     pub fn cached(&self, sha256: &str) -> Option<BotModule> {
-        lock_cache(&self.shared.modules).get(sha256)
+        let found = lock_cache(&self.shared.modules).get(sha256);
+        if found.is_some() {
+            self.shared.loads.memory.fetch_add(1, Ordering::Relaxed);
+        }
+        found
+    }
+
+    /// How often modules were found in each cache so far.
+    pub fn cache_stats(&self) -> CacheStats {
+        let loads = &self.shared.loads;
+        CacheStats {
+            memory_hits: loads.memory.load(Ordering::Relaxed),
+            disk_hits: loads.disk.load(Ordering::Relaxed),
+            compiles: loads.compiled.load(Ordering::Relaxed),
+        }
     }
 
     /// Makes a fresh bot: a new instance of `module` seeing `env`. Nothing

@@ -39,6 +39,7 @@ use arbiter_sandbox::{CompilerCommand, DEFAULT_FUEL_PER_MS, Sandbox, SandboxConf
 use arbiter_server::blobs::Blobs;
 use arbiter_server::db::Db;
 use arbiter_server::events::Events;
+use arbiter_server::metrics::Metrics;
 use arbiter_server::ratings::RatingSystem;
 use arbiter_server::server::Core;
 use arbiter_server::worker::{self, NewMatch, WorkerConfig};
@@ -189,12 +190,14 @@ fn house_bot(sandbox: &Sandbox, name: &str) -> WasmBot {
 /// A core like `Core::open` makes, but compiling with the `arbiter` binary
 /// (this bench binary cannot), with the house bots seeded.
 async fn open_core(dir: &Path) -> Core {
+    let sandbox = sandbox(Some(&dir.join("compiled")));
     let core = Core {
         db: Db::open_sqlite(&dir.join("arbiter.db"))
             .await
             .expect("the database opens"),
         blobs: Blobs::open(&dir.join("blobs")).expect("the blob folder"),
-        sandbox: sandbox(Some(&dir.join("compiled"))),
+        metrics: Metrics::new(&sandbox),
+        sandbox,
         events: Events::default(),
         rating: RatingSystem::Glicko2,
     };

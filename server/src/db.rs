@@ -10,7 +10,9 @@ use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{Any, AnyPool, Transaction};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
 
 /// Which database engine a [`Db`] talks to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +32,41 @@ pub struct Db {
     pub backend: Backend,
     /// This process's queue of SQLite writers (see [`Db::write_turn`]).
     writers: Arc<tokio::sync::Mutex<()>>,
+    /// Whether the database answered when last asked (see [`Db::watch`]).
+    up: Arc<AtomicBool>,
 }
+
+/// How a [`Db`] waits for a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DbOptions {
+    /// How long a query waits for a connection before it fails with
+    /// `PoolTimedOut` (while the database is unreachable, every query waits
+    /// this long).
+    pub acquire_timeout: Duration,
+}
+
+impl DbOptions {
+    /// What background work (workers, scheduler, checker) waits by default:
+    /// long enough to ride out a database restart.
+    pub const BACKGROUND: DbOptions = DbOptions {
+        acquire_timeout: Duration::from_secs(30),
+    };
+    /// What a web request waits by default before it answers 503.
+    pub const WEB: DbOptions = DbOptions {
+        acquire_timeout: Duration::from_secs(3),
+    };
+}
+
+impl Default for DbOptions {
+    fn default() -> DbOptions {
+        DbOptions::BACKGROUND
+    }
+}
+
+/// How often [`Db::watch`] asks the database whether it answers.
+pub const WATCH_INTERVAL: Duration = Duration::from_secs(1);
+/// How long [`Db::watch`] waits for an answer.
+pub const WATCH_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Why a database is not ready to serve.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +91,36 @@ pub type WriteTurn = Option<tokio::sync::OwnedMutexGuard<()>>;
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
 
+/// The URL of the SQLite file at `path`, created if missing.
+fn sqlite_url(path: &Path) -> String {
+    format!("sqlite://{}?mode=rwc", path.display())
+}
+
+/// The pool settings of `backend`.
+fn pool_options(backend: Backend, options: DbOptions) -> AnyPoolOptions {
+    let pool = AnyPoolOptions::new()
+        .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
+        .acquire_timeout(options.acquire_timeout);
+    match backend {
+        Backend::Sqlite => pool.after_connect(|connection, _| {
+            Box::pin(async move {
+                // Writers wait for each other instead of failing at once.
+                sqlx::query("PRAGMA busy_timeout = 10000")
+                    .execute(&mut *connection)
+                    .await?;
+                sqlx::query("PRAGMA foreign_keys = ON")
+                    .execute(&mut *connection)
+                    .await?;
+                sqlx::query("PRAGMA synchronous = NORMAL")
+                    .execute(&mut *connection)
+                    .await?;
+                Ok(())
+            })
+        }),
+        Backend::Postgres => pool,
+    }
+}
+
 /// The current time in Unix milliseconds.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -67,49 +133,37 @@ impl Db {
     /// `arbiter.db` in `data_dir`: what `serve`, `worker` and `ratings`
     /// open.
     pub async fn open(data_dir: &Path, url: Option<&str>) -> Result<Db, sqlx::Error> {
+        Db::open_with(data_dir, url, DbOptions::default()).await
+    }
+
+    /// [`Db::open`] with `options`.
+    pub async fn open_with(data_dir: &Path, url: Option<&str>, options: DbOptions) -> Result<Db, sqlx::Error> {
         match url {
-            Some(url) => Db::connect(url).await,
-            None => Db::open_sqlite(&data_dir.join("arbiter.db")).await,
+            Some(url) => Db::connect_with(url, options).await,
+            None => Db::connect_with(&sqlite_url(&data_dir.join("arbiter.db")), options).await,
         }
     }
 
     /// Opens (creating if needed) the SQLite database at `path`.
     pub async fn open_sqlite(path: &Path) -> Result<Db, sqlx::Error> {
-        Db::connect(&format!("sqlite://{}?mode=rwc", path.display())).await
+        Db::connect(&sqlite_url(path)).await
     }
 
     /// Connects to `url` (`sqlite://…` or `postgres://…`) and brings the
     /// schema up to date.
     pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
+        Db::connect_with(url, DbOptions::default()).await
+    }
+
+    /// [`Db::connect`] with `options`.
+    pub async fn connect_with(url: &str, options: DbOptions) -> Result<Db, sqlx::Error> {
         install_default_drivers();
         let backend = if url.starts_with("postgres") {
             Backend::Postgres
         } else {
             Backend::Sqlite
         };
-        let options = AnyPoolOptions::new()
-            .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
-            .acquire_timeout(Duration::from_secs(30));
-        let options = if backend == Backend::Sqlite {
-            options.after_connect(|connection, _| {
-                Box::pin(async move {
-                    // Writers wait for each other instead of failing at once.
-                    sqlx::query("PRAGMA busy_timeout = 10000")
-                        .execute(&mut *connection)
-                        .await?;
-                    sqlx::query("PRAGMA foreign_keys = ON")
-                        .execute(&mut *connection)
-                        .await?;
-                    sqlx::query("PRAGMA synchronous = NORMAL")
-                        .execute(&mut *connection)
-                        .await?;
-                    Ok(())
-                })
-            })
-        } else {
-            options
-        };
-        let pool = options.connect(url).await?;
+        let pool = pool_options(backend, options).connect(url).await?;
         if backend == Backend::Sqlite {
             sqlx::query("PRAGMA journal_mode = WAL").execute(&pool).await?;
         }
@@ -117,9 +171,69 @@ impl Db {
             pool,
             backend,
             writers: Arc::default(),
+            up: Arc::new(AtomicBool::new(true)),
         };
         db.migrate().await?;
         Ok(db)
+    }
+
+    /// Another pool on the same database with `options`, sharing this one's
+    /// writer queue and health: for web requests that should fail fast
+    /// while background work waits longer. Connects lazily.
+    pub fn with_options(&self, options: DbOptions) -> Db {
+        let connect = (*self.pool.connect_options()).clone();
+        Db {
+            pool: pool_options(self.backend, options).connect_lazy_with(connect),
+            backend: self.backend,
+            writers: self.writers.clone(),
+            up: self.up.clone(),
+        }
+    }
+
+    /// Whether the database answered [`Db::watch`]'s last question (true
+    /// until the first one fails).
+    pub fn is_up(&self) -> bool {
+        self.up.load(Ordering::Relaxed)
+    }
+
+    /// Asks the database every [`WATCH_INTERVAL`] whether it answers, until
+    /// `stop` turns true, and logs one line when it stops answering and one
+    /// when it answers again (with how long it was away): what an operator
+    /// reads during an outage, rather than one driver error per request.
+    pub async fn watch(self, mut stop: watch::Receiver<bool>) {
+        let mut down_since: Option<Instant> = None;
+        loop {
+            let answer = tokio::time::timeout(WATCH_TIMEOUT, sqlx::query("SELECT 1").execute(&self.pool)).await;
+            match (answer, down_since) {
+                (Ok(Ok(_)), Some(since)) => {
+                    self.up.store(true, Ordering::Relaxed);
+                    down_since = None;
+                    tracing::warn!(
+                        down_s = since.elapsed().as_secs_f64(),
+                        "the database answers again (it was away for {:.1} s)",
+                        since.elapsed().as_secs_f64()
+                    );
+                }
+                (Ok(Err(error)), None) => {
+                    self.up.store(false, Ordering::Relaxed);
+                    down_since = Some(Instant::now());
+                    tracing::error!(%error, "the database does not answer: web requests get 503 and matches wait until it does");
+                }
+                (Err(_), None) => {
+                    self.up.store(false, Ordering::Relaxed);
+                    down_since = Some(Instant::now());
+                    tracing::error!(
+                        "the database does not answer within {} s: web requests get 503 and matches wait until it does",
+                        WATCH_TIMEOUT.as_secs()
+                    );
+                }
+                _ => {}
+            }
+            tokio::select! {
+                _ = stop.wait_for(|stop| *stop) => return,
+                () = tokio::time::sleep(WATCH_INTERVAL) => {}
+            }
+        }
     }
 
     /// Applies the backend's migrations that are not applied yet, and gives

@@ -30,6 +30,7 @@ pub mod error;
 pub mod events;
 pub mod house;
 pub mod ladders;
+pub mod metrics;
 pub mod ratings;
 pub mod sandbox;
 pub mod scheduler;

@@ -14,6 +14,17 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// How `serve` and `worker` write their log (to stderr): lines for
+    /// people, or one JSON object per line for a log collector.
+    #[arg(long, global = true, value_enum, default_value = "text", env = "ARBITER_LOG_FORMAT")]
+    log_format: LogFormat,
+}
+
+/// The log's format.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -72,10 +83,13 @@ fn main() -> ExitCode {
     if matches!(cli.command, Command::Serve(_) | Command::Worker(_)) {
         let filter = tracing_subscriber::EnvFilter::try_from_default_env()
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
-        tracing_subscriber::fmt()
+        let log = tracing_subscriber::fmt()
             .with_env_filter(filter)
-            .with_writer(std::io::stderr)
-            .init();
+            .with_writer(std::io::stderr);
+        match cli.log_format {
+            LogFormat::Text => log.init(),
+            LogFormat::Json => log.json().flatten_event(true).init(),
+        }
     }
     match run(cli.command) {
         Ok(code) => code,

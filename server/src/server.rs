@@ -2,8 +2,9 @@
 //! in-process workers, sharing one [`Core`].
 
 use crate::blobs::Blobs;
-use crate::db::Db;
+use crate::db::{Db, DbOptions};
 use crate::events::Events;
+use crate::metrics::Metrics;
 use crate::ratings::RatingSystem;
 use anyhow::Context;
 use arbiter_games::{Budget, Variant};
@@ -27,6 +28,8 @@ pub struct Core {
     pub events: Events,
     /// Glicko-2 (default) or Elo.
     pub rating: RatingSystem,
+    /// What this process counts for Prometheus.
+    pub metrics: Metrics,
 }
 
 impl Core {
@@ -39,8 +42,19 @@ impl Core {
         blobs: Option<&str>,
         rating: RatingSystem,
     ) -> anyhow::Result<Core> {
+        Core::open_with(data_dir, database_url, blobs, rating, DbOptions::default()).await
+    }
+
+    /// [`Core::open`] with the database waited for as `db_options` say.
+    pub async fn open_with(
+        data_dir: &std::path::Path,
+        database_url: Option<&str>,
+        blobs: Option<&str>,
+        rating: RatingSystem,
+        db_options: DbOptions,
+    ) -> anyhow::Result<Core> {
         std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
-        let db = Db::open(data_dir, database_url)
+        let db = Db::open_with(data_dir, database_url, db_options)
             .await
             .with_context(|| match database_url {
                 Some(_) => "cannot open the database".to_owned(),
@@ -58,6 +72,7 @@ impl Core {
         Ok(Core {
             db,
             blobs,
+            metrics: Metrics::new(&sandbox),
             sandbox,
             events: Events::default(),
             rating,
@@ -98,6 +113,12 @@ pub struct ServerConfig {
     /// How long running matches may go on finishing when the server stops.
     /// Default 5 s.
     pub grace: Duration,
+    /// How web requests wait for the database (default [`DbOptions::WEB`]):
+    /// past it they answer 503.
+    pub web_db: DbOptions,
+    /// How workers, the scheduler and the checker wait for the database
+    /// (default [`DbOptions::BACKGROUND`]).
+    pub background_db: DbOptions,
 }
 
 impl Default for ServerConfig {
@@ -115,6 +136,8 @@ impl Default for ServerConfig {
             secure_cookies: false,
             time_controls: Vec::new(),
             grace: Duration::from_secs(5),
+            web_db: DbOptions::WEB,
+            background_db: DbOptions::BACKGROUND,
         }
     }
 }
@@ -134,11 +157,12 @@ pub struct AppState {
 /// may finish for [`ServerConfig::grace`], the rest go back to the queue
 /// without counting an attempt, and it returns.
 pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
-    let core = Core::open(
+    let core = Core::open_with(
         &config.data_dir,
         config.database_url.as_deref(),
         config.blobs.as_deref(),
         config.rating,
+        config.background_db,
     )
     .await?;
     tracing::info!("blobs in the {}", core.blobs.describe());
@@ -169,8 +193,14 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     }
     let workers = crate::worker::Workers::start(&core, "serve", config.workers);
     let grace = config.grace;
+    // Web requests have a pool of their own that gives up sooner.
+    let web = Core {
+        db: core.db.with_options(config.web_db),
+        ..core
+    };
+    tasks.spawn(web.db.clone().watch(stop.clone()));
     let state = AppState {
-        core,
+        core: web,
         config: Arc::new(config),
     };
     let app = crate::api::router(state);

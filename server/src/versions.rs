@@ -124,6 +124,7 @@ pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
     let name: String = row.try_get(2)?;
     let blobs = core.blobs.clone();
     let sandbox = core.sandbox.clone();
+    let started = std::time::Instant::now();
     let verdict = tokio::task::spawn_blocking(move || -> anyhow::Result<Verdict> {
         let wasm = blobs
             .get(&sha256)?
@@ -144,7 +145,11 @@ pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
         }
         last.ok_or_else(|| anyhow::anyhow!("the version names no ladder"))
     })
-    .await??;
+    .await
+    .map_err(anyhow::Error::from)
+    .and_then(|verdict| verdict)
+    .inspect_err(|_| core.metrics.check_finished("error", started.elapsed()))?;
+    let took = started.elapsed();
     let mut tx = core.db.begin_write().await?;
     let status = match &verdict {
         Verdict::Accepted { .. } => {
@@ -166,6 +171,7 @@ pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
         }
     };
     tx.commit().await?;
+    core.metrics.check_finished(status, took);
     core.events.send(Event::VersionChecked {
         id: version_id,
         status: status.to_string(),

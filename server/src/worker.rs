@@ -62,7 +62,7 @@ use arbiter_referee::{MatchSettings, PlayedMatch, WasmBot, play_match_observed};
 use sqlx::{Any, Row, Transaction};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::{Notify, watch};
 
 /// Environment variable that sets the lease of every worker made by
@@ -312,6 +312,8 @@ struct Claimed {
     /// Participant 0's and 1's module and bot name; `None` for a version
     /// that does not exist.
     modules: [Option<VersionModule>; 2],
+    /// When this worker claimed it.
+    claimed_at: Instant,
 }
 
 /// What a claim returns: the match, its time control, and both versions'
@@ -322,16 +324,22 @@ macro_rules! claim_returning {
          (SELECT v.sha256 FROM versions v WHERE v.id = a_version), \
          (SELECT b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = a_version), \
          (SELECT v.sha256 FROM versions v WHERE v.id = b_version), \
-         (SELECT b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = b_version)"
+         (SELECT b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = b_version), \
+         error"
     };
 }
+
+/// What a claim writes in `error` when it takes a match over from a worker
+/// whose lease expired (and returns, so the claimer knows).
+const LEASE_EXPIRED: &str = "the previous attempt's worker stopped renewing its lease";
 
 /// The next queued match and the next expired one are each found in
 /// `matches_claim` order (no sort of the queue), and the first of the two
 /// taken.
 const CLAIM_SQLITE: &str = concat!(
     "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
-     attempts = attempts + 1, started_ms = COALESCE(started_ms, $3), finished_ms = NULL \
+     attempts = attempts + 1, started_ms = COALESCE(started_ms, $3), finished_ms = NULL, \
+     error = CASE WHEN status = 'running' THEN $4 ELSE error END \
      WHERE id = (SELECT id FROM ( \
          SELECT * FROM (SELECT id, priority FROM matches \
            WHERE status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3) \
@@ -346,7 +354,8 @@ const CLAIM_SQLITE: &str = concat!(
 
 const CLAIM_POSTGRES: &str = concat!(
     "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
-     attempts = attempts + 1, started_ms = COALESCE(started_ms, $3), finished_ms = NULL \
+     attempts = attempts + 1, started_ms = COALESCE(started_ms, $3), finished_ms = NULL, \
+     error = CASE WHEN status = 'running' THEN $4 ELSE error END \
      WHERE id = (SELECT id FROM matches \
        WHERE (status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3)) \
           OR (status = 'running' AND lease_until_ms < $3) \
@@ -373,6 +382,7 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             .bind(&config.id)
             .bind(now.saturating_add(lease_ms))
             .bind(now)
+            .bind(LEASE_EXPIRED)
             .fetch_optional(&mut *connection)
             .await?;
         drop(connection);
@@ -404,14 +414,17 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             attempts: row.try_get(5)?,
             time: TimeControl::from_columns(row.try_get(6)?, row.try_get(7)?, row.try_get(8)?),
             modules: [module(2, 9, 10)?, module(3, 11, 12)?],
+            claimed_at: Instant::now(),
         };
+        let took_over = row.try_get::<Option<String>, _>(13)?.as_deref() == Some(LEASE_EXPIRED);
         if claimed.attempts <= config.max_attempts {
             if claimed.attempts > 1 {
                 tracing::info!(
-                    worker = %config.id, id = claimed.id, attempt = claimed.attempts,
+                    worker = %config.id, id = claimed.id, attempt = claimed.attempts, took_over,
                     "retrying a match whose previous attempt did not finish"
                 );
             }
+            core.metrics.match_started(&claimed.ladder, claimed.attempts, took_over);
             core.events.send(Event::MatchStarted {
                 id: claimed.id,
                 ladder: claimed.ladder.clone(),
@@ -436,6 +449,7 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
         .execute(&core.db.pool)
         .await?;
         tracing::warn!(worker = %config.id, id = claimed.id, "{error}");
+        core.metrics.match_failed(&claimed.ladder);
         core.events.send(Event::MatchFinished {
             id: claimed.id,
             ladder: claimed.ladder,
@@ -455,6 +469,8 @@ async fn handle(core: &Core, config: &WorkerConfig, claimed: Claimed, stop: &mut
     match outcome {
         Ok(true) => {
             tracing::debug!(worker = %config.id, id, "match recorded");
+            core.metrics
+                .match_finished(&claimed.ladder, claimed.claimed_at.elapsed());
             core.events.send(Event::MatchFinished {
                 id,
                 ladder: claimed.ladder.clone(),
@@ -475,6 +491,7 @@ async fn handle(core: &Core, config: &WorkerConfig, claimed: Claimed, stop: &mut
         Err(WorkerError::Unplayable(reason)) => match fail_now(&core.db, config, id, &reason).await {
             Ok(()) => {
                 tracing::warn!(worker = %config.id, id, %reason, "match cannot be played; marked failed");
+                core.metrics.match_failed(&claimed.ladder);
                 core.events.send(Event::MatchFinished {
                     id,
                     ladder: claimed.ladder.clone(),
@@ -491,6 +508,7 @@ async fn handle(core: &Core, config: &WorkerConfig, claimed: Claimed, stop: &mut
                         worker = %config.id, id, attempts = claimed.attempts, error = %message,
                         "host failure on the last attempt; match marked failed (not rated)"
                     );
+                    core.metrics.match_failed(&claimed.ladder);
                     core.events.send(Event::MatchFinished {
                         id,
                         ladder: claimed.ladder.clone(),

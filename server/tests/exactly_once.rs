@@ -14,6 +14,7 @@ use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
 use arbiter_server::blobs::Blobs;
 use arbiter_server::db::{Backend, Db};
 use arbiter_server::events::Events;
+use arbiter_server::metrics::Metrics;
 use arbiter_server::ratings::{RatingSystem, recompute};
 use arbiter_server::server::Core;
 use arbiter_server::worker::{self, LEASE_ENV, WorkerConfig};
@@ -83,6 +84,7 @@ impl Ladder {
         let core = Core {
             db,
             blobs: Blobs::open(&dir.path().join("blobs")).expect("blobs"),
+            metrics: Metrics::new(&sandbox),
             sandbox,
             events: Events::default(),
             rating: RatingSystem::Glicko2,

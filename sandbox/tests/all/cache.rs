@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use arbiter_sandbox::{CompilerCommand, ModuleError, Sandbox, SandboxConfig};
+use arbiter_sandbox::{CacheStats, CompilerCommand, ModuleError, Sandbox, SandboxConfig};
 
 use crate::support::{FUEL, config, echo_wat, env, wasm};
 
@@ -16,9 +16,21 @@ fn artifacts_are_cached_on_disk_and_reused() {
     };
     let bytes = wasm(&echo_wat());
     let first = Sandbox::new(cfg.clone()).expect("sandbox");
+    assert_eq!(first.cache_stats(), CacheStats::default());
     let m = first.load(&bytes).expect("compiles");
     let files: Vec<_> = std::fs::read_dir(dir.path()).expect("dir").collect();
     assert_eq!(files.len(), 1);
+    first.load(&bytes).expect("from memory");
+    assert!(first.cached(m.sha256()).is_some());
+    assert!(first.cached(&"0".repeat(64)).is_none());
+    assert_eq!(
+        first.cache_stats(),
+        CacheStats {
+            memory_hits: 2,
+            disk_hits: 0,
+            compiles: 1
+        }
+    );
     // A second sandbox on the same directory needs no compiler.
     let second = Sandbox::new(SandboxConfig {
         compiler: CompilerCommand::new("/nonexistent/arbiter-compile", Vec::<String>::new()),
@@ -27,6 +39,14 @@ fn artifacts_are_cached_on_disk_and_reused() {
     .expect("sandbox");
     let m2 = second.load(&bytes).expect("from the disk cache");
     assert_eq!(m.sha256(), m2.sha256());
+    assert_eq!(
+        second.cache_stats(),
+        CacheStats {
+            memory_hits: 0,
+            disk_hits: 1,
+            compiles: 0
+        }
+    );
     let mut b = second.instantiate(&m2, env(1)).expect("instantiates");
     assert_eq!(b.turn(b"cached", FUEL).expect("replies").line, b"cached");
 }

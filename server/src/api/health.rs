@@ -32,8 +32,9 @@ async fn ready(State(state): State<AppState>) -> Response {
         Ok(Ok(())) => return Json(json!({"ok": true, "status": "ready"})).into_response(),
         Ok(Err(behind @ NotReady::Behind { .. })) => behind.to_string(),
         Ok(Err(NotReady::Unreachable(error))) => {
-            // The details (addresses, drivers) are for the log only.
-            tracing::warn!(%error, "not ready: the database does not answer");
+            // The details (addresses, drivers) are for the log only, and
+            // the outage itself is logged once by `Db::watch`, not per probe.
+            tracing::debug!(%error, "readiness probe failed");
             "the database does not answer".to_string()
         }
         Err(_) => format!("the database did not answer within {} s", READY_TIMEOUT.as_secs()),

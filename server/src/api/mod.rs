@@ -17,11 +17,12 @@ pub mod tournaments;
 use crate::error::ApiError;
 use crate::server::AppState;
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::HeaderValue;
-use axum::http::header::{CONNECTION, CONTENT_LENGTH, TRANSFER_ENCODING};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
+use axum::http::{HeaderValue, Method};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 
 /// Bodies of requests other than uploads are small.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -43,6 +44,8 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/api", api)
         .merge(crate::site::router())
+        .route("/metrics", get(metrics))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), count_request))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(accounts::refuse_cross_site))
         .layer(axum::middleware::from_fn(accounts::json_errors))
@@ -71,5 +74,46 @@ async fn close_after_refusing_a_body(request: Request, next: Next) -> Response {
             .headers_mut()
             .insert(CONNECTION, HeaderValue::from_static("close"));
     }
+    response
+}
+
+/// What `arbiter worker --metrics` serves: `GET /metrics` for `core`
+/// alone.
+pub fn metrics_router(core: crate::server::Core) -> Router {
+    Router::new().route(
+        "/metrics",
+        get(move || async move {
+            let text = core.metrics.render(&core.db).await;
+            ([(CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response()
+        }),
+    )
+}
+
+/// `GET /metrics`: this process's metrics in the OpenMetrics text format,
+/// for Prometheus (ladder.md lists them).
+async fn metrics(State(state): State<AppState>) -> Response {
+    let text = state.core.metrics.render(&state.core.db).await;
+    ([(CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response()
+}
+
+/// Counts every request by method, route pattern and status, and times it.
+async fn count_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = std::time::Instant::now();
+    // Any token is a method: only the standard ones get a series each.
+    let method = match *request.method() {
+        Method::GET | Method::HEAD | Method::POST | Method::PUT | Method::DELETE | Method::PATCH | Method::OPTIONS => {
+            request.method().as_str().to_owned()
+        }
+        _ => "other".to_owned(),
+    };
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned());
+    let response = next.run(request).await;
+    state
+        .core
+        .metrics
+        .http_request(&method, &route, response.status().as_u16(), started.elapsed());
     response
 }

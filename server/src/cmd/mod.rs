@@ -17,3 +17,12 @@ pub mod worker;
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
 }
+
+/// A database wait of `seconds` given as `flag`, checked.
+pub fn db_options(flag: &str, seconds: f64) -> anyhow::Result<arbiter_server::db::DbOptions> {
+    let acquire_timeout = std::time::Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|timeout| !timeout.is_zero())
+        .ok_or_else(|| anyhow::anyhow!("{flag} must be a positive number of seconds, not {seconds}"))?;
+    Ok(arbiter_server::db::DbOptions { acquire_timeout })
+}

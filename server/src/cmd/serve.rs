@@ -63,6 +63,14 @@ pub struct Args {
     /// before they go back to the queue (a second signal exits at once).
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     grace: f64,
+    /// How long a web request waits for a database connection before it
+    /// answers 503 (while the database is down, every request waits this).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0, env = "ARBITER_WEB_DB_TIMEOUT")]
+    web_db_timeout: f64,
+    /// How long workers, the scheduler and the checker wait for a database
+    /// connection before an attempt fails (and is tried again).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, env = "ARBITER_DB_TIMEOUT")]
+    db_timeout: f64,
 }
 
 /// Runs `arbiter serve`.
@@ -80,6 +88,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         secure_cookies: args.secure_cookies,
         time_controls: args.times.iter().map(|t| (t.ladder, t.budget)).collect(),
         grace: super::shutdown::grace(args.grace)?,
+        web_db: super::db_options("--web-db-timeout", args.web_db_timeout)?,
+        background_db: super::db_options("--db-timeout", args.db_timeout)?,
         ..defaults
     };
     super::runtime()?.block_on(serve(config, super::shutdown::first_signal()))

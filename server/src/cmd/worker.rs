@@ -1,5 +1,6 @@
 //! `arbiter worker`: play queued matches from a shared database.
 
+use anyhow::Context;
 use arbiter_server::ratings::RatingSystem;
 use arbiter_server::server::Core;
 use arbiter_server::worker::Workers;
@@ -12,7 +13,8 @@ use std::path::PathBuf;
 #[command(after_help = concat!(
     "Examples:\n",
     "  arbiter worker --data arbiter-data              # next to `arbiter serve` on one machine\n",
-    "  DATABASE_URL=postgres://arbiter@db/arbiter arbiter worker --slots 4 --blobs s3://arbiter-blobs",
+    "  DATABASE_URL=postgres://arbiter@db/arbiter arbiter worker --slots 4 --blobs s3://arbiter-blobs\n",
+    "  arbiter worker --metrics 0.0.0.0:9187           # Prometheus scrapes http://HOST:9187/metrics",
 ))]
 pub struct Args {
     /// Data folder (blobs and compiled code; the SQLite database unless DATABASE_URL is set).
@@ -36,6 +38,13 @@ pub struct Args {
     /// before they go back to the queue (a second signal exits at once).
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     grace: f64,
+    /// How long a worker waits for a database connection before an attempt
+    /// fails (and is tried again).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, env = "ARBITER_DB_TIMEOUT")]
+    db_timeout: f64,
+    /// Serve this worker's Prometheus metrics at http://ADDR/metrics.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<std::net::SocketAddr>,
 }
 
 /// Runs `arbiter worker` until SIGTERM or Ctrl-C, then stops gracefully:
@@ -43,17 +52,44 @@ pub struct Args {
 /// the rest back in the queue without counting an attempt, and returns.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let grace = super::shutdown::grace(args.grace)?;
+    let db_options = super::db_options("--db-timeout", args.db_timeout)?;
     super::runtime()?.block_on(async move {
-        let core = Core::open(
+        let core = Core::open_with(
             &args.data,
             args.database_url.as_deref(),
             args.blobs.as_deref(),
             args.rating,
+            db_options,
         )
         .await?;
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        let watch = tokio::spawn(core.db.clone().watch(stop.clone()));
+        let metrics = match args.metrics {
+            Some(address) => {
+                let listener = tokio::net::TcpListener::bind(address)
+                    .await
+                    .with_context(|| format!("cannot listen on {address} for metrics"))?;
+                println!("metrics on http://{}/metrics", listener.local_addr()?);
+                let app = arbiter_server::api::metrics_router(core.clone());
+                let mut stop = stop.clone();
+                Some(tokio::spawn(
+                    axum::serve(listener, app)
+                        .with_graceful_shutdown(async move {
+                            let _ = stop.wait_for(|stop| *stop).await;
+                        })
+                        .into_future(),
+                ))
+            }
+            None => None,
+        };
         let workers = Workers::start(&core, "worker", args.slots.max(1));
         super::shutdown::first_signal().await;
         workers.stop(grace).await;
+        let _ = stop_tx.send(true);
+        let _ = watch.await;
+        if let Some(metrics) = metrics {
+            let _ = metrics.await;
+        }
         tracing::info!("stopped");
         Ok(())
     })

@@ -739,3 +739,147 @@ pub async fn challenge_and_wait(api: &Client, bot: &str, opponent: &str, ladder:
     .await;
     id
 }
+
+/// A PostgreSQL server of its own (a throwaway cluster on a free port), for
+/// tests that stop and restart the database: Debian's binaries (the newest
+/// `/usr/lib/postgresql/*/bin`, or `TEST_PG_BIN`), run as the `postgres`
+/// user when the tests run as root (`initdb` refuses root). Stopped and
+/// deleted on drop.
+pub struct PgCluster {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    as_postgres: bool,
+}
+
+impl PgCluster {
+    /// Creates and starts a cluster (panics if PostgreSQL is not installed).
+    pub fn start() -> PgCluster {
+        let bin = std::env::var_os("TEST_PG_BIN").map(PathBuf::from).unwrap_or_else(|| {
+            let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+                .expect("PostgreSQL's binaries in /usr/lib/postgresql (or TEST_PG_BIN)")
+                .filter_map(|entry| Some(entry.ok()?.path().join("bin")))
+                .filter(|bin| bin.join("initdb").is_file())
+                .collect();
+            found.sort_by_key(|bin| {
+                bin.parent()
+                    .and_then(|version| version.file_name()?.to_str()?.parse::<u32>().ok())
+            });
+            found.pop().expect("an initdb under /usr/lib/postgresql/*/bin")
+        });
+        let dir = tempfile::Builder::new()
+            .prefix("arbiter-test-pg-")
+            .tempdir()
+            .expect("a temporary directory");
+        let as_postgres = Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0");
+        if as_postgres {
+            let status = Command::new("chown")
+                .args(["postgres:postgres"])
+                .arg(dir.path())
+                .status()
+                .expect("chown runs");
+            assert!(status.success(), "chown postgres {}", dir.path().display());
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let cluster = PgCluster {
+            dir,
+            bin,
+            port,
+            as_postgres,
+        };
+        let data = cluster.data();
+        cluster.run(
+            "initdb",
+            &["-D", &data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"],
+        );
+        cluster.start_again();
+        cluster
+    }
+
+    fn data(&self) -> String {
+        self.dir.path().join("data").display().to_string()
+    }
+
+    /// Runs one of the cluster's programs, as `postgres` if need be.
+    fn run(&self, program: &str, args: &[&str]) {
+        let path = self.bin.join(program);
+        let mut command = if self.as_postgres {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(&path);
+            command
+        } else {
+            Command::new(&path)
+        };
+        let output = command
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("PostgreSQL runs");
+        assert!(
+            output.status.success(),
+            "{program} {args:?}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// `postgres://postgres@127.0.0.1:PORT/postgres`.
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// Stops the server abruptly (`-m immediate`: every connection is cut,
+    /// nothing is shut down cleanly; it recovers on the next start).
+    pub fn stop_immediately(&self) {
+        self.run("pg_ctl", &["-D", &self.data(), "-m", "immediate", "-w", "stop"]);
+    }
+
+    /// Starts the (stopped) server and waits until it accepts connections.
+    pub fn start_again(&self) {
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200",
+            self.port,
+            self.dir.path().display()
+        );
+        let log = self.dir.path().join("log").display().to_string();
+        self.run(
+            "pg_ctl",
+            &[
+                "-D",
+                &self.data(),
+                "-l",
+                &log,
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                &options,
+                "start",
+            ],
+        );
+    }
+}
+
+impl Drop for PgCluster {
+    fn drop(&mut self) {
+        let path = self.bin.join("pg_ctl");
+        let data = self.data();
+        let args = ["-D", data.as_str(), "-m", "immediate", "stop"];
+        let _ = if self.as_postgres {
+            Command::new("runuser")
+                .args(["-u", "postgres", "--"])
+                .arg(&path)
+                .args(args)
+                .output()
+        } else {
+            Command::new(&path).args(args).output()
+        };
+    }
+}
