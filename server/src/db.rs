@@ -91,6 +91,26 @@ pub type WriteTurn = Option<tokio::sync::OwnedMutexGuard<()>>;
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
 
+/// Whether `error` means the database cannot be reached now (down,
+/// restarting, refusing connections, no connection free in time) rather
+/// than that a query is wrong: what a client should hear as 503 and a
+/// worker should retry.
+pub fn is_unavailable(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => true,
+        // PostgreSQL's "operator intervention" class: shutting down, crash
+        // recovery, not accepting connections yet.
+        sqlx::Error::Database(error) => error.code().is_some_and(|code| code.starts_with("57P")),
+        sqlx::Error::Migrate(error) => match error.as_ref() {
+            sqlx::migrate::MigrateError::Execute(error) | sqlx::migrate::MigrateError::ExecuteMigration(error, _) => {
+                is_unavailable(error)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// The URL of the SQLite file at `path`, created if missing.
 fn sqlite_url(path: &Path) -> String {
     format!("sqlite://{}?mode=rwc", path.display())
@@ -163,6 +183,37 @@ impl Db {
         } else {
             Backend::Sqlite
         };
+        // A server that is restarting (or not up yet) is waited for, as a
+        // query would wait for a connection. (A SQLite file is not "down":
+        // its errors are final.)
+        let deadline = Instant::now() + options.acquire_timeout;
+        let mut waiting = false;
+        loop {
+            match Db::connect_once(url, backend, options).await {
+                Ok(db) => {
+                    if waiting {
+                        tracing::info!("the database answers");
+                    }
+                    return Ok(db);
+                }
+                Err(error) if backend == Backend::Postgres && is_unavailable(&error) && Instant::now() < deadline => {
+                    if !waiting {
+                        waiting = true;
+                        tracing::warn!(
+                            %error,
+                            "the database does not answer yet; trying again for up to {} s",
+                            options.acquire_timeout.as_secs()
+                        );
+                    }
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// One try of [`Db::connect_with`].
+    async fn connect_once(url: &str, backend: Backend, options: DbOptions) -> Result<Db, sqlx::Error> {
         let pool = pool_options(backend, options).connect(url).await?;
         if backend == Backend::Sqlite {
             sqlx::query("PRAGMA journal_mode = WAL").execute(&pool).await?;

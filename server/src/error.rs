@@ -70,11 +70,10 @@ impl ApiError {
 
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> ApiError {
-        match error {
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
-                ApiError::Unavailable(error.to_string())
-            }
-            other => ApiError::Internal(other.to_string()),
+        if crate::db::is_unavailable(&error) {
+            ApiError::Unavailable(error.to_string())
+        } else {
+            ApiError::Internal(error.to_string())
         }
     }
 }

@@ -75,6 +75,19 @@ impl Ladder {
                 (Db::connect(&pg.url).await.expect("postgres"), Some(pg))
             }
         };
+        Ladder::on(dir, db, pg).await
+    }
+
+    /// A ladder on the PostgreSQL database at `url`.
+    async fn open_url(url: &str) -> Ladder {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = Db::connect(url).await.expect("postgres");
+        let mut ladder = Ladder::on(dir, db, None).await;
+        ladder.database_url = Some(url.to_owned());
+        ladder
+    }
+
+    async fn on(dir: tempfile::TempDir, db: Db, pg: Option<PgDatabase>) -> Ladder {
         let sandbox = Sandbox::new(SandboxConfig {
             compiler: CompilerCommand::new(ARBITER, [arbiter_server::sandbox::COMPILE_SUBCOMMAND]),
             cache_dir: Some(dir.path().join("compiled")),
@@ -117,6 +130,15 @@ impl Ladder {
             .collect()
     }
 
+    /// `arbiter serve --data DIR --workers 1 --no-schedule` with the short
+    /// lease.
+    fn spawn_serve_process(&self, log: &str) -> Child {
+        self.spawn(
+            log,
+            &["serve", "--listen", "127.0.0.1:0", "--workers", "1", "--no-schedule"],
+        )
+    }
+
     /// `arbiter worker --data DIR --slots 1` with the short lease.
     fn spawn_worker_process(&self, log: &str) -> Child {
         self.spawn_worker_process_with(log, &[])
@@ -124,12 +146,19 @@ impl Ladder {
 
     /// [`Self::spawn_worker_process`] with more arguments.
     fn spawn_worker_process_with(&self, log: &str, args: &[&str]) -> Child {
+        let mut all = vec!["worker", "--slots", "1"];
+        all.extend_from_slice(args);
+        self.spawn(log, &all)
+    }
+
+    /// `arbiter ARGS… --data DIR` on this ladder's database, with the short
+    /// lease, its log in DIR/`log`.
+    fn spawn(&self, log: &str, args: &[&str]) -> Child {
         let mut command = Command::new(ARBITER);
         command
-            .args(["worker", "--data"])
-            .arg(self.data())
-            .args(["--slots", "1"])
             .args(args)
+            .arg("--data")
+            .arg(self.data())
             .env(LEASE_ENV, LEASE_MS.to_string())
             .env("RUST_LOG", "arbiter_server=debug")
             .env_remove("DATABASE_URL")
@@ -146,10 +175,19 @@ impl Ladder {
         sqlx::query_scalar(sql).fetch_one(&self.core.db.pool).await.expect(sql)
     }
 
+    /// The last lines of every process's log.
     fn logs(&self) -> String {
         let mut out = String::new();
-        for log in ["worker-1.log", "worker-2.log"] {
-            if let Ok(text) = std::fs::read_to_string(self.data().join(log)) {
+        let mut logs: Vec<_> = std::fs::read_dir(self.data())
+            .map(|dir| {
+                dir.filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+                    .filter(|name| name.ends_with(".log"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        logs.sort();
+        for log in logs {
+            if let Ok(text) = std::fs::read_to_string(self.data().join(&log)) {
                 let lines: Vec<&str> = text.lines().collect();
                 out += &format!(
                     "--- {log} (last 30 lines) ---\n{}\n",
@@ -292,6 +330,32 @@ async fn killed_worker_scenario(backend: Backend) {
     .await;
     assert!(exited.success(), "worker process exit: {exited:?}\n{}", ladder.logs());
 
+    let attempts: i64 = sqlx::query_scalar("SELECT attempts FROM matches WHERE id = $1")
+        .bind(held)
+        .fetch_one(&db.pool)
+        .await
+        .expect("attempts");
+    assert!(
+        attempts >= 2,
+        "match {held} was held by the killed worker but ran {attempts} time(s)"
+    );
+    assert_each_match_once(&ladder, MATCHES).await;
+    eprintln!(
+        "{backend:?}: {MATCHES} matches, worker killed holding match {held} ({attempts} attempts), {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    drop(ladder.pg);
+}
+
+/// Every one of the ladder's `matches` matches finished and was rated
+/// exactly once: one replay each, four logs, one rating update per
+/// participant, `rated_seq` unique (and on SQLite contiguous), each
+/// version's chain of before/after ratings unbroken, and the ratings equal
+/// a recomputation from the match log (in process and with `arbiter ratings
+/// recompute`).
+async fn assert_each_match_once(ladder: &Ladder, matches: usize) {
+    let db = &ladder.core.db;
+    let backend = db.backend;
     // Every match finished and rated exactly once.
     let rows = sqlx::query(
         "SELECT id, status, rated, rated_seq, attempts, replay_sha256, error FROM matches ORDER BY rated_seq",
@@ -320,22 +384,17 @@ async fn killed_worker_scenario(backend: Backend) {
     }
     let mut distinct = seqs.clone();
     distinct.dedup();
-    assert_eq!(distinct.len(), MATCHES, "rated_seq repeats: {seqs:?}");
+    assert_eq!(distinct.len(), matches, "rated_seq repeats: {seqs:?}");
     if backend == Backend::Sqlite {
-        assert_eq!(seqs, (1..=12).collect::<Vec<i64>>(), "rated_seq has gaps");
+        assert_eq!(
+            seqs,
+            (1..=i64::try_from(matches).expect("small")).collect::<Vec<i64>>(),
+            "rated_seq has gaps"
+        );
     }
-    let attempts: i64 = sqlx::query_scalar("SELECT attempts FROM matches WHERE id = $1")
-        .bind(held)
-        .fetch_one(&db.pool)
-        .await
-        .expect("attempts");
-    assert!(
-        attempts >= 2,
-        "match {held} was held by the killed worker but ran {attempts} time(s)"
-    );
     assert_eq!(
         ladder.scalar("SELECT COUNT(*) FROM match_logs").await,
-        4 * 12,
+        4 * i64::try_from(matches).expect("small"),
         "two participants × two games of logs per match, once"
     );
 
@@ -346,7 +405,7 @@ async fn killed_worker_scenario(backend: Backend) {
             "SELECT CAST(COALESCE(SUM(wins + draws + losses), 0) AS BIGINT) FROM ratings WHERE ladder = 'othello:std'",
         )
         .await;
-    assert_eq!(played, 2 * 12);
+    assert_eq!(played, 2 * i64::try_from(matches).expect("small"));
     let chain = sqlx::query(
         "SELECT a_version, b_version, a_before, a_after, b_before, b_after FROM matches ORDER BY rated_seq",
     )
@@ -385,11 +444,6 @@ async fn killed_worker_scenario(backend: Backend) {
         "{stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    eprintln!(
-        "{backend:?}: {MATCHES} matches, worker killed holding match {held} ({attempts} attempts), {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
-    drop(ladder.pg);
 }
 
 async fn host_failure_scenario(backend: Backend) {
@@ -838,4 +892,197 @@ async fn sigterm_scenario() {
 fn a_sigterm_stops_a_worker_gracefully_and_a_second_one_at_once() {
     let _serial = serial();
     runtime().block_on(sigterm_scenario());
+}
+
+/// The first-attempt match a process whose claims start with `prefix` is
+/// playing now, if any.
+async fn first_attempt_held_by(ladder: &Ladder, prefix: &str) -> Option<i64> {
+    sqlx::query_scalar::<_, i64>(
+        "SELECT id FROM matches WHERE status = 'running' AND attempts = 1 AND claimed_by LIKE $1 ORDER BY id LIMIT 1",
+    )
+    .bind(format!("{prefix}%"))
+    .fetch_optional(&ladder.core.db.pool)
+    .await
+    .expect("poll")
+}
+
+/// Kills (SIGKILL) `child` once it plays a first-attempt match; returns
+/// that match and how long after the kill another worker took it over (or
+/// it was finished).
+async fn kill_while_playing(ladder: &Ladder, child: &mut Child, prefix: &str) -> (i64, Duration) {
+    let prefix = format!("{prefix}-{}-", child.id());
+    wait_for(Duration::from_secs(90), &format!("{prefix}* to play a match"), || {
+        first_attempt_held_by(ladder, &prefix)
+    })
+    .await;
+    // Into the match (modules loaded, first turns), then dead.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    let killed = Instant::now();
+    let held = first_attempt_held_by(ladder, &prefix)
+        .await
+        .unwrap_or_else(|| panic!("{prefix}* held no match when it died\n{}", ladder.logs()));
+    wait_for(
+        Duration::from_secs(90),
+        &format!("match {held} to be taken over"),
+        || async {
+            let (status, holder): (String, Option<String>) =
+                sqlx::query_as("SELECT status, claimed_by FROM matches WHERE id = $1")
+                    .bind(held)
+                    .fetch_one(&ladder.core.db.pool)
+                    .await
+                    .expect("poll");
+            let taken = status == "finished" || holder.is_some_and(|holder| !holder.starts_with(&prefix));
+            taken.then_some(())
+        },
+    )
+    .await;
+    let after = killed.elapsed();
+    eprintln!(
+        "match {held}: its holder {prefix}* killed, taken over {:.2} s later",
+        after.as_secs_f64()
+    );
+    (held, after)
+}
+
+/// Faults on PostgreSQL while matches run, on a cluster of its own: kill -9
+/// of `arbiter serve` (with an in-process worker) and of an `arbiter
+/// worker`, each while it plays, then an abrupt restart of the database
+/// (`pg_ctl -m immediate`). Each killed process's match is taken over
+/// within the lease; the matches running at the restart finish; afterwards
+/// no match is lost, none finished or rated twice, and the ratings equal a
+/// recomputation.
+async fn faults_scenario() {
+    let started = Instant::now();
+    let cluster = support::PgCluster::start();
+    let ladder = Ladder::open_url(&cluster.url()).await;
+    let db = &ladder.core.db;
+    let versions = ladder.versions().await;
+    for n in 0..FAULT_MATCHES {
+        let (a, b) = FAULT_PAIRS[n % FAULT_PAIRS.len()];
+        let new = worker::NewMatch {
+            ladder: LADDER,
+            a_version: versions[a],
+            b_version: versions[b],
+            seed: 2000 + i64::try_from(n).expect("small"),
+            kind: "ranked",
+            priority: 0,
+            tournament_id: None,
+            budget: None,
+        };
+        worker::enqueue(db, &new).await.expect("enqueue");
+    }
+    let mut reaper = Reaper(vec![
+        ladder.spawn_serve_process("serve.log"),
+        ladder.spawn_worker_process("worker-1.log"),
+        ladder.spawn_worker_process("worker-2.log"),
+    ]);
+
+    let serve_kill = kill_while_playing(&ladder, &mut reaper.0[0], "serve").await;
+    reaper.0.push(ladder.spawn_serve_process("serve-2.log"));
+    let worker_kill = kill_while_playing(&ladder, &mut reaper.0[1], "worker").await;
+    reaper.0.push(ladder.spawn_worker_process("worker-3.log"));
+
+    wait_for(Duration::from_secs(60), "two running matches", || async {
+        let running = ladder
+            .scalar("SELECT COUNT(*) FROM matches WHERE status = 'running'")
+            .await;
+        (running >= 2).then_some(())
+    })
+    .await;
+    let running: Vec<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE status = 'running'")
+        .fetch_all(&db.pool)
+        .await
+        .expect("running");
+    cluster.stop_immediately();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    cluster.start_again();
+    let back = Instant::now();
+    wait_for(
+        Duration::from_secs(120),
+        "the matches running at the restart to finish",
+        || async {
+            let ids: Vec<String> = running.iter().map(i64::to_string).collect();
+            let sql = format!(
+                "SELECT COUNT(*) FROM matches WHERE status = 'finished' AND id IN ({})",
+                ids.join(", ")
+            );
+            let finished: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+                .fetch_one(&db.pool)
+                .await
+                .ok()?;
+            (finished == i64::try_from(running.len()).expect("small")).then_some(())
+        },
+    )
+    .await;
+    eprintln!(
+        "the {} matches running at the restart finished {:.1} s after it",
+        running.len(),
+        back.elapsed().as_secs_f64()
+    );
+
+    wait_for(Duration::from_secs(240), "every match to finish", || async {
+        let done = ladder
+            .scalar("SELECT COUNT(*) FROM matches WHERE status IN ('finished', 'failed')")
+            .await;
+        (done == i64::try_from(FAULT_MATCHES).expect("small")).then_some(())
+    })
+    .await;
+    for child in &mut reaper.0[2..] {
+        send_signal(child, "TERM");
+        let code = exit_code(child, Duration::from_secs(20)).await;
+        assert_eq!(code, Some(0), "{}", ladder.logs());
+    }
+    // A killed worker's match is taken over by the first slot that frees
+    // after its lease runs out: within the lease, the queue's poll and the
+    // longest match (every slot may be playing one), plus a second.
+    let longest = ladder
+        .scalar("SELECT MAX(finished_ms - started_ms) FROM matches WHERE attempts = 1")
+        .await;
+    let bound = Duration::from_millis(LEASE_MS + u64::try_from(longest).expect("a duration"))
+        + WorkerConfig::new(String::new()).poll
+        + Duration::from_secs(1);
+    for (held, after) in [serve_kill, worker_kill] {
+        assert!(
+            after <= bound,
+            "match {held} was taken over {after:?} after its holder died; the bound is {bound:?}"
+        );
+        let attempts: i64 = sqlx::query_scalar("SELECT attempts FROM matches WHERE id = $1")
+            .bind(held)
+            .fetch_one(&db.pool)
+            .await
+            .expect("attempts");
+        assert!(attempts >= 2, "match {held} was interrupted but ran {attempts} time(s)");
+    }
+    let log = ladder.logs();
+    assert!(
+        log.contains("the database does not answer") && log.contains("the database answers again"),
+        "the workers log the outage\n{log}"
+    );
+    assert_each_match_once(&ladder, FAULT_MATCHES).await;
+    eprintln!(
+        "{FAULT_MATCHES} matches through two kills and a database restart, {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// Matches of [`faults_scenario`].
+const FAULT_MATCHES: usize = 12;
+/// Its opponents: slower than [`PAIRS`], so that matches are running
+/// whenever a fault strikes.
+const FAULT_PAIRS: [(&str, &str); 3] = [
+    ("othello-ab-strong", "othello-ab-medium"),
+    ("othello-ab-medium", "othello-ab-strong"),
+    ("othello-ab-strong", "othello-greedy"),
+];
+
+#[test]
+fn kills_and_a_database_restart_lose_or_double_no_match_on_postgres() {
+    if pg_url().is_none() {
+        eprintln!("TEST_PG_URL is not set: PostgreSQL scenario not run");
+        return;
+    }
+    let _serial = serial();
+    runtime().block_on(faults_scenario());
 }
