@@ -216,6 +216,79 @@ async fn metrics_parse_and_move_as_matches_finish() {
         "the scheduler keeps matches queued: {after:?}"
     );
     assert_eq!(after["arbiter_database_up"], 1.0);
+
+    // A worker process serves its own metrics with `--metrics ADDR`.
+    let mut worker = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["worker", "--slots", "1", "--metrics", "127.0.0.1:0", "--data"])
+        .arg(&server.data_dir)
+        .env_remove("DATABASE_URL")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("arbiter worker starts");
+    let stdout = worker.stdout.take().expect("stdout");
+    let url = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let mut line = String::new();
+        std::io::BufReader::new(stdout).read_line(&mut line).expect("a line");
+        line
+    })
+    .await
+    .expect("read");
+    let url = url
+        .trim()
+        .strip_prefix("metrics on ")
+        .unwrap_or_else(|| panic!("the worker says where its metrics are: {url:?}"))
+        .to_owned();
+    let start = Instant::now();
+    loop {
+        let text = http
+            .get(&url)
+            .send()
+            .await
+            .expect("GET the worker's metrics")
+            .text()
+            .await
+            .expect("a body");
+        promtool_accepts(&text);
+        let samples = samples(&text);
+        assert_eq!(samples["arbiter_database_up"], 1.0);
+        if total(&samples, "arbiter_matches_started_total") >= 1.0 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the worker never counts a match: {samples:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    support::send_signal(&worker, "TERM");
+    assert_eq!(support::exit_code(&mut worker, Duration::from_secs(20)).await, Some(0));
+}
+
+/// `--log-format json`: every log line is a JSON object with a level and a
+/// message.
+#[tokio::test(flavor = "multi_thread")]
+async fn json_logs() {
+    let server = Options::on(Backend::Sqlite)
+        .arg("--log-format")
+        .arg("json")
+        .start()
+        .await;
+    let output = server.output();
+    let logs: Vec<&str> = output
+        .lines()
+        .filter(|line| !line.starts_with("listening on"))
+        .collect();
+    assert!(!logs.is_empty(), "the server logs at start:\n{output}");
+    for line in logs {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert!(
+            value["level"].is_string() && value["message"].is_string(),
+            "a level and a message: {line}"
+        );
+    }
 }
 
 /// With its database down, a web request answers 503 (JSON, the API's
