@@ -281,3 +281,75 @@ fn play_time_sets_the_control_the_replays_record() {
         (Some(100), Some(1000))
     );
 }
+
+/// `play --sprt` stops once the test decides, counts matches in seed order
+/// (so one job and four give the same verdict after the same matches), and
+/// prints the LLR with its bounds; a clean sweep gets a finite lower bound.
+#[test]
+fn play_sprt_decides_the_same_whatever_the_jobs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("replays");
+    let out = out.to_str().expect("utf-8 path");
+    let run = |jobs: &str| {
+        let output = arbiter(&[
+            "play",
+            "othello",
+            "builtin:othello-greedy",
+            "builtin:othello-random",
+            "--sprt",
+            "0,50",
+            "-j",
+            jobs,
+            "--out",
+            out,
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let text = stdout(&output);
+        let verdict = text
+            .lines()
+            .find(|line| line.starts_with("SPRT"))
+            .unwrap_or_else(|| panic!("an SPRT line: {text}"))
+            .to_owned();
+        let llr = text
+            .lines()
+            .find(|line| line.starts_with("LLR"))
+            .unwrap_or_else(|| panic!("an LLR line: {text}"))
+            .to_owned();
+        (verdict, llr)
+    };
+    let (verdict, llr) = run("1");
+    assert!(verdict.contains("H1 accepted (Elo ≥ 50) after"), "{verdict}");
+    assert!(llr.contains("bounds -2.944, 2.944"), "{llr}");
+    assert_eq!(run("4"), (verdict, llr), "the verdict does not depend on the jobs");
+
+    let refused = arbiter(&[
+        "play",
+        "othello",
+        "builtin:othello-greedy",
+        "builtin:othello-random",
+        "--sprt",
+        "5,0",
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("ELO1 must be above ELO0"),
+        "{}",
+        stderr(&refused)
+    );
+
+    let swept = arbiter(&[
+        "play",
+        "othello",
+        "builtin:othello-ab-medium",
+        "builtin:othello-random",
+        "-n",
+        "12",
+        "--out",
+        out,
+    ]);
+    let text = stdout(&swept);
+    assert!(
+        text.contains("at least +") && text.contains("with 95% confidence"),
+        "a sweep gets a finite lower bound: {text}"
+    );
+}

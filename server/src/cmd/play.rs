@@ -5,6 +5,7 @@ use arbiter_games::{Budget, Variant};
 use arbiter_referee::{Entrant, MatchSettings, PlayedMatch, play_match};
 use arbiter_server::bots;
 use arbiter_server::sandbox::LazySandbox;
+use arbiter_server::stats::sprt::{Hypothesis, Pentanomial, Sprt};
 use arbiter_server::stats::{Record, format_elo};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -20,7 +21,8 @@ use std::sync::{Arc, Mutex};
     "  arbiter play othello:anti cmd:'python3 my_bot.py' builtin:othello-random --seed 7 --out replays\n",
     "  arbiter play tictactoe builtin:tictactoe-perfect house:tictactoe-random\n",
     "  arbiter play othello:grand house:othello-ab-medium my_bot.wasm\n",
-    "  arbiter play othello my_bot.wasm house:othello-ab-strong --time 10000/60000\n\n",
+    "  arbiter play othello my_bot.wasm house:othello-ab-strong --time 10000/60000\n",
+    "  arbiter play othello new.wasm old.wasm --sprt 0,10   # play until new is ≥10 Elo better, or not ≥0\n\n",
     "A BOT is one of:\n",
     "  house:NAME            a house bot, sandboxed (list them with `arbiter bots`)\n",
     "  PATH.wasm             a WebAssembly bot, sandboxed under the fuel clock\n",
@@ -34,9 +36,10 @@ pub struct Args {
     bot_a: String,
     /// The second bot (participant 1).
     bot_b: String,
-    /// Number of matches (each is two games with sides swapped).
-    #[arg(long, short = 'n', default_value_t = 10)]
-    matches: u32,
+    /// Number of matches (each is two games with sides swapped); with
+    /// `--sprt`, the most to play. Default 10, with `--sprt` 10000.
+    #[arg(long, short = 'n')]
+    matches: Option<u32>,
     /// Seed of the first match; match i uses seed + i.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -50,6 +53,62 @@ pub struct Args {
     /// default, e.g. 1000/10000 for Othello 8×8, 100/1000 for tic-tac-toe).
     #[arg(long, value_name = "MOVE_MS/BANK_MS")]
     time: Option<Budget>,
+    /// Play until a sequential test decides between "the first bot is at
+    /// most ELO0 stronger" and "at least ELO1 stronger" (logistic Elo,
+    /// α = β = 0.05, fishtest's pentanomial SPRT over the side-swapped
+    /// pairs of each match). Matches count in seed order, so the verdict
+    /// does not depend on `--jobs`.
+    #[arg(long, value_name = "ELO0,ELO1")]
+    sprt: Option<Sprt>,
+}
+
+/// The first bot's points (0 to 2) over the two games of a match: a game
+/// won is 1, drawn ½.
+fn pair_points(played: &PlayedMatch) -> f64 {
+    played
+        .replay
+        .games
+        .iter()
+        .map(|game| {
+            let side = usize::from(game.sides[1] == 0);
+            let (mine, theirs) = (game.scores[side], game.scores[1 - side]);
+            match mine.cmp(&theirs) {
+                std::cmp::Ordering::Greater => 1.0,
+                std::cmp::Ordering::Equal => 0.5,
+                std::cmp::Ordering::Less => 0.0,
+            }
+        })
+        .sum()
+}
+
+/// The test's state: results counted in seed order, and where it stopped.
+#[derive(Default)]
+struct Sequential {
+    /// Matches finished, by index, not yet counted (a gap before them).
+    waiting: std::collections::BTreeMap<u32, f64>,
+    /// Matches counted: 0..counted.
+    counted: u32,
+    results: Pentanomial,
+    llr: f64,
+    verdict: Option<Hypothesis>,
+}
+
+impl Sequential {
+    /// Adds match `i`'s pair and counts every match now in sequence, until
+    /// the test decides. True once it has.
+    fn add(&mut self, sprt: &Sprt, i: u32, points: f64) -> bool {
+        self.waiting.insert(i, points);
+        while self.verdict.is_none() {
+            let Some(points) = self.waiting.remove(&self.counted) else {
+                break;
+            };
+            self.results.add(points);
+            self.counted += 1;
+            self.llr = sprt.llr(&self.results);
+            self.verdict = sprt.verdict(self.llr);
+        }
+        self.verdict.is_some()
+    }
 }
 
 /// Runs `arbiter play`.
@@ -66,11 +125,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None
     };
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let matches = args.matches.unwrap_or(if args.sprt.is_some() { 10_000 } else { 10 });
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-        .clamp(1, args.matches.max(1) as usize);
-    let progress = ProgressBar::new(u64::from(args.matches));
+        .clamp(1, matches.max(1) as usize);
+    let progress = ProgressBar::new(u64::from(matches));
     progress.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} matches  {elapsed} (eta {eta}) {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -78,16 +138,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let next = AtomicU32::new(0);
     let results: Mutex<Vec<(u32, PlayedMatch)>> = Mutex::new(Vec::new());
     let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let sequential: Mutex<Sequential> = Mutex::default();
+    let decided = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= args.matches || failure.lock().map(|f| f.is_some()).unwrap_or(true) {
+                    if i >= matches
+                        || decided.load(Ordering::Relaxed)
+                        || failure.lock().map(|f| f.is_some()).unwrap_or(true)
+                    {
                         break;
                     }
                     match play_one(&args, &entrants, fuel_per_ms, i) {
                         Ok(played) => {
+                            if let Some(sprt) = &args.sprt
+                                && let Ok(mut test) = sequential.lock()
+                            {
+                                if test.add(sprt, i, pair_points(&played)) {
+                                    decided.store(true, Ordering::Relaxed);
+                                }
+                                progress.set_message(format!("LLR {:.2}", test.llr));
+                            }
                             if let Ok(mut results) = results.lock() {
                                 results.push((i, played));
                             }
@@ -109,9 +182,43 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let mut results = results.into_inner().unwrap_or_default();
     results.sort_by_key(|(i, _)| *i);
-    print_table(&args, &entrants, &results);
+    let test = sequential.into_inner().unwrap_or_default();
+    if args.sprt.is_some() {
+        // Only the matches in sequence up to the decision count.
+        let played = results.len();
+        results.truncate(test.counted as usize);
+        print_table(&args, &entrants, &results);
+        if let Some(sprt) = &args.sprt {
+            print_sprt(sprt, &test);
+        }
+        if played > results.len() {
+            println!(
+                "({} more matches were under way when the test decided; their replays are kept but not counted)",
+                played - results.len()
+            );
+        }
+    } else {
+        print_table(&args, &entrants, &results);
+    }
     println!("replays: {}", args.out.display());
     Ok(())
+}
+
+fn print_sprt(sprt: &Sprt, test: &Sequential) {
+    let (lower, upper) = sprt.bounds();
+    let verdict = match test.verdict {
+        Some(Hypothesis::H1) => format!("H1 accepted (Elo ≥ {}) after {} matches", sprt.elo1, test.counted),
+        Some(Hypothesis::H0) => format!("H0 accepted (Elo ≤ {}) after {} matches", sprt.elo0, test.counted),
+        None => format!("no decision after {} matches", test.counted),
+    };
+    println!(
+        "SPRT H0: Elo ≤ {}, H1: Elo ≥ {} (logistic, α = {}, β = {}): {verdict}",
+        sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
+    );
+    println!(
+        "LLR {:.3} (bounds {lower:.3}, {upper:.3}); pairs LL, LD, LW+DD, DW, WW: {:?}",
+        test.llr, test.results.counts
+    );
 }
 
 fn play_one(
@@ -172,13 +279,25 @@ fn print_table(args: &Args, entrants: &[Arc<dyn Entrant>; 2], results: &[(u32, P
         );
     }
     if let Some((mid, low, high)) = record.elo() {
-        println!(
-            "Elo difference ({} − {}): {} (95% interval {} .. {})",
-            names[0],
-            names[1],
-            format_elo(mid),
-            format_elo(low),
-            format_elo(high)
-        );
+        let interval = if mid.is_infinite() {
+            // A sweep: the data bound the difference on one side only.
+            let (word, bound) = if mid > 0.0 {
+                ("at least", low)
+            } else {
+                ("at most", high)
+            };
+            format!(
+                "{word} {} with 95% confidence (a clean sweep has no other bound)",
+                format_elo(bound)
+            )
+        } else {
+            format!(
+                "{} (95% interval {} .. {})",
+                format_elo(mid),
+                format_elo(low),
+                format_elo(high)
+            )
+        };
+        println!("Elo difference ({} − {}): {interval}", names[0], names[1]);
     }
 }
