@@ -66,6 +66,12 @@ impl Events {
         let _ = self.sender.send(event);
     }
 
+    /// Whether anyone watches now: an event nobody watches need not be
+    /// built.
+    pub fn watched(&self) -> bool {
+        self.sender.receiver_count() > 0
+    }
+
     /// A new watcher.
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.sender.subscribe()

@@ -157,14 +157,23 @@ pub struct AppState {
 /// may finish for [`ServerConfig::grace`], the rest go back to the queue
 /// without counting an attempt, and it returns.
 pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
-    let core = Core::open_with(
+    // Watched from the start: a stop while the database is waited for is a
+    // clean exit too.
+    tokio::pin!(shutdown);
+    let opened = Core::open_with(
         &config.data_dir,
         config.database_url.as_deref(),
         config.blobs.as_deref(),
         config.rating,
         config.background_db,
-    )
-    .await?;
+    );
+    let core = tokio::select! {
+        core = opened => core?,
+        () = &mut shutdown => {
+            tracing::info!("stopped before starting");
+            return Ok(());
+        }
+    };
     tracing::info!("blobs in the {}", core.blobs.describe());
     for &(variant, budget) in &config.time_controls {
         let before = crate::ladders::time_control(&core.db, variant).await?;

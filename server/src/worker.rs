@@ -214,27 +214,46 @@ pub async fn run_draining(
     mut stop: watch::Receiver<bool>,
 ) {
     tracing::debug!(worker = %config.id, lease_ms = config.lease.as_millis(), "worker started");
+    // The match just played, to record once the next one is claimed, and
+    // the recording under way: recording a match overlaps playing the next
+    // (at most one of each, so a worker holds at most two claims).
+    let mut played: Option<(Claimed, Result<Played, WorkerError>)> = None;
+    let mut recording: Option<tokio::task::JoinHandle<()>> = None;
     loop {
         if *stop.borrow() || *drain.borrow() {
-            return;
+            break;
         }
         // Registered before looking at the queue, so a wake-up between the
         // look and the sleep is not lost.
         let woken = WAKE.notified();
-        match claim(&core, &config).await {
+        let next = claim(&core, &config).await;
+        if let Some((claimed, outcome)) = played.take() {
+            if let Some(previous) = recording.take() {
+                let _ = previous.await;
+            }
+            recording = Some(tokio::spawn(finish(core.clone(), config.clone(), claimed, outcome)));
+        }
+        match next {
             Ok(Some(claimed)) => {
-                handle(&core, &config, claimed, &mut stop).await;
+                let outcome = play(&core, &config, &claimed, &mut stop).await;
+                played = Some((claimed, outcome));
                 continue;
             }
             Ok(None) => {}
             Err(error) => tracing::warn!(worker = %config.id, %error, "cannot claim a match"),
         }
         tokio::select! {
-            _ = stop.wait_for(|stop| *stop) => return,
-            _ = drain.wait_for(|drain| *drain) => return,
+            _ = stop.wait_for(|stop| *stop) => break,
+            _ = drain.wait_for(|drain| *drain) => break,
             _ = woken => {}
             _ = tokio::time::sleep(config.poll) => {}
         }
+    }
+    if let Some(previous) = recording.take() {
+        let _ = previous.await;
+    }
+    if let Some((claimed, outcome)) = played.take() {
+        finish(core, config, claimed, outcome).await;
     }
 }
 
@@ -458,11 +477,12 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
     }
 }
 
-/// Plays and records one claimed match, and deals with every way that can
-/// fail.
-async fn handle(core: &Core, config: &WorkerConfig, claimed: Claimed, stop: &mut watch::Receiver<bool>) {
+/// Records a played match (or gives it back, or fails it), and deals with
+/// every way that can fail.
+async fn finish(core: Core, config: WorkerConfig, claimed: Claimed, played: Result<Played, WorkerError>) {
+    let (core, config) = (&core, &config);
     let id = claimed.id;
-    let outcome = match play(core, config, &claimed, stop).await {
+    let outcome = match played {
         Ok(played) => record(core, config, &claimed, played).await,
         Err(error) => Err(error),
     };
@@ -673,6 +693,9 @@ async fn play(
             })
             .collect();
         let mut observe = |game: u8, turn: &arbiter_referee::replay::TurnRecord| {
+            if !events.watched() {
+                return;
+            }
             events.send(Event::Turn {
                 id: match_id,
                 game,

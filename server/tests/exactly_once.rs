@@ -1032,7 +1032,7 @@ async fn faults_scenario() {
     for child in &mut reaper.0[2..] {
         send_signal(child, "TERM");
         let code = exit_code(child, Duration::from_secs(20)).await;
-        assert_eq!(code, Some(0), "{}", ladder.logs());
+        assert_eq!(code, Some(0), "process {} on SIGTERM\n{}", child.id(), ladder.logs());
     }
     // A killed worker's match is taken over by the first slot that frees
     // after its lease runs out: within the lease, the queue's poll and the

@@ -54,14 +54,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let grace = super::shutdown::grace(args.grace)?;
     let db_options = super::db_options("--db-timeout", args.db_timeout)?;
     super::runtime()?.block_on(async move {
-        let core = Core::open_with(
-            &args.data,
-            args.database_url.as_deref(),
-            args.blobs.as_deref(),
-            args.rating,
-            db_options,
-        )
-        .await?;
+        // Listening from the start: a stop while the database is waited for
+        // is a clean exit too.
+        let signal = super::shutdown::first_signal();
+        tokio::pin!(signal);
+        let core = tokio::select! {
+            core = Core::open_with(
+                &args.data,
+                args.database_url.as_deref(),
+                args.blobs.as_deref(),
+                args.rating,
+                db_options,
+            ) => core?,
+            () = &mut signal => {
+                tracing::info!("stopped before starting");
+                return Ok(());
+            }
+        };
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         let watch = tokio::spawn(core.db.clone().watch(stop.clone()));
         let metrics = match args.metrics {
@@ -83,7 +92,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             None => None,
         };
         let workers = Workers::start(&core, "worker", args.slots.max(1));
-        super::shutdown::first_signal().await;
+        signal.await;
         workers.stop(grace).await;
         let _ = stop_tx.send(true);
         let _ = watch.await;
