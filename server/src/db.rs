@@ -122,7 +122,9 @@ fn pool_options(backend: Backend, options: DbOptions) -> AnyPoolOptions {
         .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
         .acquire_timeout(options.acquire_timeout);
     match backend {
-        Backend::Sqlite => pool.after_connect(|connection, _| {
+        // A connection to a local file does not go stale: no ping (a round
+        // trip to the connection's thread) before every use.
+        Backend::Sqlite => pool.test_before_acquire(false).after_connect(|connection, _| {
             Box::pin(async move {
                 // Writers wait for each other instead of failing at once.
                 sqlx::query("PRAGMA busy_timeout = 10000")
