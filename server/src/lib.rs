@@ -35,6 +35,7 @@ pub mod ratings;
 pub mod sandbox;
 pub mod scheduler;
 pub mod server;
+pub mod simulate;
 pub mod site;
 pub mod stats;
 pub mod versions;

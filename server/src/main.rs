@@ -36,6 +36,7 @@ enum Command {
     #[command(subcommand)]
     Ladders(cmd::ladders::Command),
     Play(cmd::play::Args),
+    Simulate(cmd::simulate::Args),
     Check(cmd::check::Args),
     Bots(cmd::bots::Args),
     Position(cmd::position::Args),
@@ -111,6 +112,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Ratings(command) => cmd::ratings::run(command),
         Command::Ladders(command) => done(cmd::ladders::run(command)),
         Command::Play(args) => done(cmd::play::run(args)),
+        Command::Simulate(args) => done(cmd::simulate::run(args)),
         Command::Check(args) => cmd::check::run(args),
         Command::Bots(args) => done(cmd::bots::run(args)),
         Command::CompileModule => Ok(arbiter_sandbox::compiler_child_main()),

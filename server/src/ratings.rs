@@ -119,6 +119,45 @@ impl RatingSystem {
     }
 }
 
+/// Ratings by key (a version on a ladder, or a simulated bot), all starting
+/// at [`Rating::default`], moved by one [`RatingSystem`]: the one way
+/// ratings are computed from a match log, by [`recompute`] and by the
+/// simulator alike (the worker applies the same [`RatingSystem::update`]).
+#[derive(Clone, Debug)]
+pub struct RatingBook<K: Ord> {
+    system: RatingSystem,
+    ratings: std::collections::BTreeMap<K, Rating>,
+}
+
+impl<K: Ord + Clone> RatingBook<K> {
+    /// An empty book.
+    pub fn new(system: RatingSystem) -> RatingBook<K> {
+        RatingBook {
+            system,
+            ratings: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// `key`'s rating: the starting one until it has played.
+    pub fn get(&self, key: &K) -> Rating {
+        self.ratings.get(key).copied().unwrap_or_default()
+    }
+
+    /// Applies a match between `a` (participant 0) and `b`; returns both
+    /// ratings after it.
+    pub fn apply(&mut self, a: &K, b: &K, outcome: Outcome) -> (Rating, Rating) {
+        let (after_a, after_b) = self.system.update(self.get(a), self.get(b), outcome);
+        self.ratings.insert(a.clone(), after_a);
+        self.ratings.insert(b.clone(), after_b);
+        (after_a, after_b)
+    }
+
+    /// Every key that has played, with its rating, in key order.
+    pub fn into_ratings(self) -> std::collections::BTreeMap<K, Rating> {
+        self.ratings
+    }
+}
+
 /// Gives `version` the starting rating on `ladder` unless it has one.
 pub async fn ensure_row(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,

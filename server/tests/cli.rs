@@ -353,3 +353,40 @@ fn play_sprt_decides_the_same_whatever_the_jobs() {
         "a sweep gets a finite lower bound: {text}"
     );
 }
+
+/// `arbiter simulate` compares the three matchmakers in a table and draws
+/// τ and error against matches as SVG.
+#[test]
+fn simulate_prints_a_table_and_draws_svg() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("plots");
+    let output = arbiter(&[
+        "simulate",
+        "--bots",
+        "8",
+        "--runs",
+        "2",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    for row in ["round-robin", "halite", "ours", "τ ≥ 0.9 after"] {
+        assert!(text.contains(row), "{row}: {text}");
+    }
+    for file in ["tau.svg", "error.svg"] {
+        let svg = std::fs::read_to_string(out.join(file)).expect("an SVG");
+        assert!(
+            svg.starts_with("<svg") && svg.contains("<polyline") && svg.trim_end().ends_with("</svg>"),
+            "{file}: {}",
+            &svg[..svg.len().min(300)]
+        );
+    }
+    let refused = arbiter(&["simulate", "--bots", "1"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("--bots must be at least 2"),
+        "{}",
+        stderr(&refused)
+    );
+}

@@ -15,7 +15,7 @@ use arbiter_server::blobs::Blobs;
 use arbiter_server::db::{Backend, Db};
 use arbiter_server::events::Events;
 use arbiter_server::metrics::Metrics;
-use arbiter_server::ratings::{RatingSystem, recompute};
+use arbiter_server::ratings::{Outcome, RatingBook, RatingSystem, recompute};
 use arbiter_server::server::Core;
 use arbiter_server::worker::{self, LEASE_ENV, WorkerConfig};
 use sqlx::Row;
@@ -428,6 +428,40 @@ async fn assert_each_match_once(ladder: &Ladder, matches: usize) {
     }
     let differences = recompute(db, RatingSystem::Glicko2).await.expect("recompute");
     assert!(differences.is_empty(), "{differences:?}");
+    // And what the simulator computes (`arbiter simulate` moves ratings
+    // with the same RatingBook) for the same log.
+    let log = sqlx::query("SELECT a_version, b_version, winner FROM matches WHERE rated = 1 ORDER BY rated_seq")
+        .fetch_all(&db.pool)
+        .await
+        .expect("the log");
+    let mut book: RatingBook<i64> = RatingBook::new(RatingSystem::Glicko2);
+    for row in &log {
+        let winner: Option<i64> = row.try_get(2).expect("winner");
+        book.apply(
+            &row.try_get(0).expect("a"),
+            &row.try_get(1).expect("b"),
+            Outcome::from_winner(winner),
+        );
+    }
+    let stored = sqlx::query("SELECT version_id, rating, deviation, volatility FROM ratings WHERE ladder = $1")
+        .bind(LADDER)
+        .fetch_all(&db.pool)
+        .await
+        .expect("ratings");
+    for row in &stored {
+        let version: i64 = row.try_get(0).expect("version");
+        let simulated = book.get(&version);
+        for (what, stored, simulated) in [
+            ("rating", row.try_get::<f64, _>(1).expect("r"), simulated.rating),
+            ("deviation", row.try_get::<f64, _>(2).expect("d"), simulated.deviation),
+            ("volatility", row.try_get::<f64, _>(3).expect("v"), simulated.volatility),
+        ] {
+            assert!(
+                (stored - simulated).abs() < 1e-6,
+                "version {version}: stored {what} {stored}, the simulator's {simulated}"
+            );
+        }
+    }
 
     let mut command = Command::new(ARBITER);
     command

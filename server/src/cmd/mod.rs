@@ -10,6 +10,7 @@ pub mod ratings;
 pub mod replay;
 pub mod serve;
 pub mod shutdown;
+pub mod simulate;
 pub mod verify;
 pub mod worker;
 

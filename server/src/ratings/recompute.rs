@@ -5,7 +5,7 @@
 //! with the same [`RatingSystem`] gives back the `ratings` table, up to
 //! [`TOLERANCE`].
 
-use super::{Outcome, Rating, RatingSystem};
+use super::{Outcome, Rating, RatingBook, RatingSystem};
 use crate::db::Db;
 use sqlx::Row;
 use std::collections::BTreeMap;
@@ -44,18 +44,15 @@ pub async fn recompute(db: &Db, system: RatingSystem) -> Result<Vec<Difference>,
         sqlx::query("SELECT ladder, a_version, b_version, winner FROM matches WHERE rated = 1 ORDER BY rated_seq, id")
             .fetch_all(&db.pool)
             .await?;
-    let mut ratings: BTreeMap<(i64, String), Rating> = BTreeMap::new();
+    let mut book: RatingBook<(i64, String)> = RatingBook::new(system);
     for row in log {
         let ladder: String = row.try_get(0)?;
         let a: i64 = row.try_get(1)?;
         let b: i64 = row.try_get(2)?;
         let winner: Option<i64> = row.try_get(3)?;
-        let before_a = ratings.get(&(a, ladder.clone())).copied().unwrap_or_default();
-        let before_b = ratings.get(&(b, ladder.clone())).copied().unwrap_or_default();
-        let (after_a, after_b) = system.update(before_a, before_b, Outcome::from_winner(winner));
-        ratings.insert((a, ladder.clone()), after_a);
-        ratings.insert((b, ladder), after_b);
+        book.apply(&(a, ladder.clone()), &(b, ladder), Outcome::from_winner(winner));
     }
+    let mut ratings: BTreeMap<(i64, String), Rating> = book.into_ratings();
 
     let stored_rows = sqlx::query("SELECT version_id, ladder, rating, deviation, volatility FROM ratings")
         .fetch_all(&db.pool)
