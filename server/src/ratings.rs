@@ -54,6 +54,26 @@ impl Rating {
     }
 }
 
+/// About how many more matches `rating` needs before it stops being
+/// provisional, if it plays established opponents of its own strength
+/// (deviation 60): 0 when it is established already. What a bot page tells
+/// its author "provisional" means.
+pub fn matches_to_establish(system: RatingSystem, rating: Rating) -> u32 {
+    let opponent = Rating {
+        rating: rating.rating,
+        deviation: 60.0,
+        ..Rating::default()
+    };
+    let mut current = rating;
+    for played in 0..200 {
+        if !current.provisional() {
+            return played;
+        }
+        current = system.update(current, opponent, Outcome::Draw).0;
+    }
+    200
+}
+
 /// The result of a match for participant 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -182,3 +202,28 @@ pub async fn ensure_row(
 pub use recompute::{Difference, recompute};
 
 mod recompute;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_version_is_established_after_a_handful_of_matches() {
+        let fresh = Rating::default();
+        let n = matches_to_establish(RatingSystem::Glicko2, fresh);
+        assert!((5..=20).contains(&n), "{n}");
+        // One match later, one fewer (or so) to go.
+        let opponent = Rating {
+            deviation: 60.0,
+            ..Rating::default()
+        };
+        let after = RatingSystem::Glicko2.update(fresh, opponent, Outcome::Win).0;
+        assert!(matches_to_establish(RatingSystem::Glicko2, after) < n);
+        let established = Rating {
+            deviation: 80.0,
+            ..Rating::default()
+        };
+        assert_eq!(matches_to_establish(RatingSystem::Glicko2, established), 0);
+        assert_eq!(matches_to_establish(RatingSystem::Elo, fresh), 1);
+    }
+}

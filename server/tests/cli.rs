@@ -26,6 +26,9 @@ fn every_subcommand_has_help_with_examples() {
         &["perft"],
         &["replay", "show"],
         &["ladders", "time"],
+        &["simulate"],
+        &["serve"],
+        &["worker"],
     ] {
         let mut args = sub.to_vec();
         args.push("--help");

@@ -53,27 +53,75 @@ pub struct Page {
     pub limit: Option<i64>,
     /// Rows to skip.
     pub offset: Option<i64>,
+    /// `rating` (the default) or `conservative`.
+    pub sort: Option<String>,
 }
 
-/// One leaderboard's rows, best first: established versions by rating, then
-/// provisional ones (deviation ≥ 110) by rating.
-pub async fn rows(state: &AppState, ladder: &str, limit: i64, offset: i64) -> Result<Vec<Value>, sqlx::Error> {
-    let rows = sqlx::query(
+/// How a leaderboard is ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sort {
+    /// Established versions by rating, then provisional ones (deviation ≥
+    /// 110) by rating.
+    #[default]
+    Rating,
+    /// By conservative rating, rating − 2·deviation: the value the version
+    /// is 97.5% sure to be above, so an uncertain version ranks low until
+    /// its matches show otherwise.
+    Conservative,
+}
+
+impl Sort {
+    /// `rating` or `conservative`; anything else is a client error.
+    pub fn parse(text: Option<&str>) -> Result<Sort, ApiError> {
+        match text {
+            None | Some("" | "rating") => Ok(Sort::Rating),
+            Some("conservative") => Ok(Sort::Conservative),
+            Some(other) => Err(ApiError::BadRequest(format!(
+                "sort must be rating or conservative, not {other:?}"
+            ))),
+        }
+    }
+
+    /// The query value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sort::Rating => "rating",
+            Sort::Conservative => "conservative",
+        }
+    }
+}
+
+/// One leaderboard's rows, best first as `sort` says.
+pub async fn rows(
+    state: &AppState,
+    ladder: &str,
+    sort: Sort,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<Value>, sqlx::Error> {
+    // `$4`: the provisional deviation, which only the default order uses.
+    let order = match sort {
+        Sort::Rating => "CASE WHEN r.deviation >= $4 THEN 1 ELSE 0 END, r.rating DESC, r.version_id",
+        Sort::Conservative => "r.rating - 2 * r.deviation DESC, r.version_id",
+    };
+    let sql = format!(
         "SELECT r.version_id, b.name, u.name, v.number, r.rating, r.deviation, r.wins, r.draws, r.losses, r.last_played_ms \
          FROM ratings r \
          JOIN versions v ON v.id = r.version_id \
          JOIN bots b ON b.id = v.bot_id \
          JOIN users u ON u.id = b.owner_id \
          WHERE r.ladder = $1 AND v.status = 'active' \
-         ORDER BY CASE WHEN r.deviation >= $2 THEN 1 ELSE 0 END, r.rating DESC, r.version_id \
-         LIMIT $3 OFFSET $4",
-    )
-    .bind(ladder)
-    .bind(PROVISIONAL_RD)
-    .bind(limit)
-    .bind(offset)
-    .fetch_all(&state.core.db.pool)
-    .await?;
+         ORDER BY {order} \
+         LIMIT $2 OFFSET $3"
+    );
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(ladder)
+        .bind(limit)
+        .bind(offset);
+    if sort == Sort::Rating {
+        query = query.bind(PROVISIONAL_RD);
+    }
+    let rows = query.fetch_all(&state.core.db.pool).await?;
     let mut out = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
         let rating: f64 = row.try_get(4)?;
@@ -89,6 +137,7 @@ pub async fn rows(state: &AppState, ladder: &str, limit: i64, offset: i64) -> Re
             "deviation": deviation,
             "low": rating - 2.0 * deviation,
             "high": rating + 2.0 * deviation,
+            "conservative": rating - 2.0 * deviation,
             "provisional": deviation >= PROVISIONAL_RD,
             "wins": wins,
             "draws": draws,
@@ -100,7 +149,7 @@ pub async fn rows(state: &AppState, ladder: &str, limit: i64, offset: i64) -> Re
     Ok(out)
 }
 
-/// `GET /api/ladders/{ladder}/leaderboard?limit=&offset=`.
+/// `GET /api/ladders/{ladder}/leaderboard?limit=&offset=&sort=`.
 async fn leaderboard(
     State(state): State<AppState>,
     Path(ladder): Path<String>,
@@ -113,6 +162,9 @@ async fn leaderboard(
         return Err(ApiError::BadRequest("limit must be between 1 and 500".into()));
     }
     let offset = page.offset.unwrap_or(0).max(0);
-    let entries = rows(&state, &name, limit, offset).await?;
-    Ok(Json(json!({"ok": true, "ladder": name, "entries": entries})))
+    let sort = Sort::parse(page.sort.as_deref())?;
+    let entries = rows(&state, &name, sort, limit, offset).await?;
+    Ok(Json(
+        json!({"ok": true, "ladder": name, "sort": sort.as_str(), "entries": entries}),
+    ))
 }

@@ -76,7 +76,7 @@ pub fn document() -> Value {
         "/api/health": {"get": op("Liveness: 200 while the server answers", false, 200, None)},
         "/api/ready": {"get": op("Readiness: 200 when the database answers within 2 s with its schema current, else 503", false, 200, None)},
         "/api/ladders": {"get": op("Every ladder, with its time control and the longer ones a challenge may choose", false, 200, None)},
-        "/api/ladders/{ladder}/leaderboard": {"get": op("A leaderboard: rank, rating ± 2·RD, W/D/L, matches, provisional", false, 200, None), "parameters": path_param("ladder", "e.g. othello:std")},
+        "/api/ladders/{ladder}/leaderboard": {"get": op("A leaderboard: rank, rating ± 2·RD, conservative rating (rating − 2·RD), W/D/L, matches, provisional; ?sort=rating (default: established first, by rating) or ?sort=conservative; ?limit=&offset=", false, 200, None), "parameters": path_param("ladder", "e.g. othello:std")},
         "/api/matches": {"get": op("Matches, newest first; filters ladder, status, bot, before, limit", false, 200, None)},
         "/api/matches/{id}": {"get": op("A match: participants, result, finish reasons, rating changes", false, 200, None), "parameters": path_param("id", "match id")},
         "/api/matches/{id}/replay": {"get": op("The replay JSON (add ?download=1 to download)", false, 200, None), "parameters": path_param("id", "match id")},

@@ -3,7 +3,7 @@
 use super::chart::Chart;
 use super::view::{self, MatchRow, When};
 use super::{Nav, SiteError, SiteResult, Viewer, data, render};
-use crate::ratings::PROVISIONAL_RD;
+use crate::ratings::{PROVISIONAL_RD, Rating, matches_to_establish};
 use crate::server::AppState;
 use askama::Template;
 use axum::extract::{Path, State};
@@ -19,6 +19,10 @@ struct VersionRating {
     ladder: String,
     text: String,
     provisional: bool,
+    /// Matches until it is no longer provisional (about).
+    to_establish: u32,
+    /// Its 95% interval in words.
+    interval: String,
     record: String,
 }
 
@@ -97,10 +101,22 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         .iter()
         .map(|r| -> Result<VersionRating, sqlx::Error> {
             let deviation: f64 = r.try_get(2)?;
+            let value: f64 = r.try_get(1)?;
+            let rating = Rating {
+                rating: value,
+                deviation,
+                ..Rating::default()
+            };
             Ok(VersionRating {
                 ladder: r.try_get(0)?,
-                text: view::rating_text(r.try_get(1)?, deviation),
+                text: view::rating_text(value, deviation),
                 provisional: deviation >= PROVISIONAL_RD,
+                to_establish: matches_to_establish(state.core.rating, rating),
+                interval: format!(
+                    "95% sure its rating is between {} and {}",
+                    view::whole(value - 2.0 * deviation),
+                    view::whole(value + 2.0 * deviation)
+                ),
                 record: format!(
                     "{}–{}–{}",
                     r.try_get::<i64, _>(3)?,

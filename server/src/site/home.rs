@@ -2,7 +2,7 @@
 
 use super::view::{self, MatchRow, When};
 use super::{Nav, SiteError, SiteResult, Viewer, data, render};
-use crate::api::ladders::rows;
+use crate::api::ladders::{Sort, rows};
 use crate::ladders;
 use crate::server::AppState;
 use askama::Template;
@@ -36,7 +36,7 @@ struct HomePage {
 pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
     let mut cards = Vec::new();
     for name in ladders::names() {
-        let top = rows(&state, &name, 3, 0).await?;
+        let top = rows(&state, &name, Sort::Rating, 3, 0).await?;
         cards.push(LadderCard {
             title: view::ladder_title(&name),
             active: data::active_on(&state, &name).await?,
@@ -199,6 +199,8 @@ struct LadderPage {
     trend_matches: usize,
     time: ladders::TimeControl,
     longer: Vec<String>,
+    /// `rating` or `conservative`.
+    sort: &'static str,
 }
 
 #[derive(Template)]
@@ -212,6 +214,8 @@ struct LadderRows {
 #[derive(serde::Deserialize)]
 pub struct LadderQuery {
     fragment: Option<String>,
+    /// `rating` (default) or `conservative`.
+    sort: Option<String>,
 }
 
 /// `GET /ladders/{ladder}`: the leaderboard and the ladder's recent matches.
@@ -223,8 +227,9 @@ pub async fn ladder(
 ) -> SiteResult {
     let variant = ladders::parse(&ladder).map_err(|_| SiteError::not_found(format!("ladder {ladder:?}")))?;
     let name = ladders::name(variant);
+    let sort = Sort::parse(query.sort.as_deref())?;
     let history = recent_ratings(&state, &name).await?;
-    let board: Vec<BoardRow> = rows(&state, &name, 200, 0)
+    let board: Vec<BoardRow> = rows(&state, &name, sort, 200, 0)
         .await?
         .iter()
         .map(|row| BoardRow::from_json(row, &history))
@@ -243,5 +248,6 @@ pub async fn ladder(
         rows: board,
         recent: recent.iter().map(MatchRow::from_json).collect(),
         trend_matches: TREND_MATCHES,
+        sort: sort.as_str(),
     }))
 }
