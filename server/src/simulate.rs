@@ -160,6 +160,22 @@ struct Bot {
     streak: u32,
 }
 
+impl Bot {
+    /// A version that has not played, of `lineage`, `strength` strong.
+    fn new(lineage: usize, strength: f64, newcomer: Option<usize>) -> Bot {
+        Bot {
+            lineage,
+            strength,
+            active: true,
+            matches: 0,
+            last_played_ms: None,
+            last_opponent: None,
+            newcomer,
+            streak: 0,
+        }
+    }
+}
+
 /// A pseudo-random stream for one purpose.
 struct Stream(ChaCha8Rng);
 
@@ -239,19 +255,13 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
         settings.strengths.len()
     };
     let mut bots: Vec<Bot> = (0..bots_at_start)
-        .map(|lineage| Bot {
-            lineage,
-            strength: settings
+        .map(|lineage| {
+            let strength = settings
                 .strengths
                 .get(lineage)
                 .copied()
-                .unwrap_or_else(|| 1500.0 + settings.spread * truth.normal()),
-            active: true,
-            matches: 0,
-            last_played_ms: None,
-            last_opponent: None,
-            newcomer: None,
-            streak: 0,
+                .unwrap_or_else(|| 1500.0 + settings.spread * truth.normal());
+            Bot::new(lineage, strength, None)
         })
         .collect();
     // Arrivals and replacements, in the order they happen.
@@ -285,31 +295,15 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
             let newcomer = Some(placements.len());
             placements.push(None);
             if arrival {
-                bots.push(Bot {
-                    lineage: bots.iter().map(|b| b.lineage).max().map_or(0, |l| l + 1),
-                    strength: 1500.0 + settings.spread * truth.normal(),
-                    active: true,
-                    matches: 0,
-                    last_played_ms: None,
-                    last_opponent: None,
-                    newcomer,
-                    streak: 0,
-                });
+                let lineage = bots.iter().map(|b| b.lineage).max().map_or(0, |l| l + 1);
+                let strength = 1500.0 + settings.spread * truth.normal();
+                bots.push(Bot::new(lineage, strength, newcomer));
             } else {
                 let active: Vec<usize> = (0..bots.len()).filter(|&i| bots[i].active).collect();
                 let old = active[truth.below(active.len())];
                 bots[old].active = false;
-                let bot = Bot {
-                    strength: bots[old].strength + 100.0 * (2.0 * truth.uniform() - 1.0),
-                    active: true,
-                    matches: 0,
-                    last_played_ms: None,
-                    last_opponent: None,
-                    newcomer,
-                    streak: 0,
-                    lineage: bots[old].lineage,
-                };
-                bots.push(bot);
+                let strength = bots[old].strength + 100.0 * (2.0 * truth.uniform() - 1.0);
+                bots.push(Bot::new(bots[old].lineage, strength, newcomer));
             }
             round_robin.reset();
         }

@@ -4,7 +4,27 @@
 //! every outcome). Same settings and seed, same report.
 
 use arbiter_server::ratings::{Outcome, RatingBook, RatingSystem};
-use arbiter_server::simulate::{Matchmaker, Settings, kendall_tau, match_probabilities, match_score, round_robin, run};
+use arbiter_server::simulate::{
+    Matchmaker, Report, Settings, kendall_tau, match_probabilities, match_score, round_robin, run,
+};
+
+/// The mean of `measure` over runs of `settings` with seeds `0..runs`,
+/// paired by round-robin.
+fn mean_over_seeds(settings: &Settings, runs: u64, measure: impl Fn(&Report) -> f64) -> f64 {
+    let total: f64 = (0..runs)
+        .map(|seed| {
+            let report = run(
+                &Settings {
+                    seed,
+                    ..settings.clone()
+                },
+                Matchmaker::RoundRobin,
+            );
+            measure(&report)
+        })
+        .sum();
+    total / runs as f64
+}
 
 fn elo(score: f64) -> f64 {
     -400.0 * (1.0 / score - 1.0).log10()
@@ -21,19 +41,10 @@ fn two_bots_of_known_difference_converge_to_it() {
         ..Settings::default()
     };
     let runs = 300;
-    let mut sum = 0.0;
-    for seed in 0..runs {
-        let report = run(
-            &Settings {
-                seed,
-                ..settings.clone()
-            },
-            Matchmaker::RoundRobin,
-        );
+    let estimate = mean_over_seeds(&settings, runs, |report| {
         assert_eq!(report.matches, 400);
-        sum += report.ratings[0].1 - report.ratings[1].1;
-    }
-    let estimate = sum / runs as f64;
+        report.ratings[0].1 - report.ratings[1].1
+    });
     eprintln!("two bots 100 game-Elo apart: mean rating difference {estimate:.1} over {runs} runs");
     // A match of two games separates them a little more than one game.
     let truth = elo(match_score(&settings, 100.0));
@@ -90,18 +101,7 @@ fn one_round_robin_cycle_gives_the_tau_theory_expects() {
     };
     let theory = exact_tau(&settings, &strengths);
     let runs = 20_000;
-    let mut sum = 0.0;
-    for seed in 0..runs {
-        let report = run(
-            &Settings {
-                seed,
-                ..settings.clone()
-            },
-            Matchmaker::RoundRobin,
-        );
-        sum += report.series.last().expect("a point").tau;
-    }
-    let simulated = sum / runs as f64;
+    let simulated = mean_over_seeds(&settings, runs, |report| report.series.last().expect("a point").tau);
     eprintln!("one round-robin cycle of 4: simulated τ {simulated:.4}, exact {theory:.4}");
     assert!(
         (simulated - theory).abs() < 0.015,
