@@ -139,3 +139,50 @@ fn kendall_tau_of_known_orders() {
     let one_swap = [(1.0, 10.0), (2.0, 30.0), (3.0, 20.0)];
     assert!((kendall_tau(&one_swap) - 1.0 / 3.0).abs() < 1e-12);
 }
+
+/// The regression check for scheduler changes: on a 20-bot pool (30 runs,
+/// fixed seeds, newcomers and new versions arriving), the ladder's
+/// scheduler reaches τ ≥ 0.9 no later than round-robin and the
+/// Halite-style matchmaker (medians), and places newcomers no later than
+/// Halite (round-robin barely places them at all), while sharing matches
+/// fairly (no bot plays more than 1.5× the average).
+#[test]
+fn the_scheduler_beats_both_baselines_on_a_small_pool() {
+    let settings = Settings::default();
+    let summary = |matchmaker| {
+        let reports: Vec<Report> = (0..30)
+            .map(|seed| {
+                run(
+                    &Settings {
+                        seed: seed + 1,
+                        ..settings.clone()
+                    },
+                    matchmaker,
+                )
+            })
+            .collect();
+        arbiter_server::simulate::summarise(&reports).expect("runs")
+    };
+    let [ours, round_robin, halite] = [Matchmaker::Ours, Matchmaker::RoundRobin, Matchmaker::Halite].map(summary);
+    eprintln!("{ours:?}\n{round_robin:?}\n{halite:?}");
+    let tau = |s: &arbiter_server::simulate::Summary| s.tau_median.unwrap_or(usize::MAX);
+    assert!(
+        tau(&ours) <= tau(&round_robin),
+        "τ: ours {ours:?}, round-robin {round_robin:?}"
+    );
+    assert!(tau(&ours) <= tau(&halite), "τ: ours {ours:?}, halite {halite:?}");
+    let placed = |s: &arbiter_server::simulate::Summary| s.placement_median.unwrap_or(u32::MAX);
+    assert!(
+        placed(&ours) <= placed(&halite),
+        "placement: ours {ours:?}, halite {halite:?}"
+    );
+    assert!(
+        placed(&ours) < placed(&round_robin),
+        "placement: ours {ours:?}, round-robin {round_robin:?}"
+    );
+    let average = 2.0 * settings.matches as f64 / (settings.bots + settings.arrivals) as f64;
+    assert!(
+        ours.games.1 <= 1.5 * average,
+        "fair shares: {ours:?} (average {average:.0})"
+    );
+}
