@@ -415,16 +415,23 @@ pub async fn rate_limit_event(state: &AppState, bucket: &str, max: i64, window_m
             .execute(&mut *tx)
             .await?;
     }
-    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM rate_events WHERE bucket = $1")
-        .bind(bucket)
-        .fetch_one(&mut *tx)
-        .await?;
+    let (count, oldest): (i64, Option<i64>) =
+        sqlx::query_as("SELECT COUNT(*), MIN(at_ms) FROM rate_events WHERE bucket = $1")
+            .bind(bucket)
+            .fetch_one(&mut *tx)
+            .await?;
     if count >= max {
         tx.commit().await?;
-        return Err(ApiError::TooManyRequests(format!(
-            "too many requests: at most {max} per {}; try again later",
-            human_window(window_ms)
-        )));
+        // The oldest counted event leaves the window first.
+        let wait_ms = u64::try_from(oldest.map_or(window_ms, |at| at + window_ms - now)).unwrap_or(0);
+        let retry_after_s = wait_ms.div_ceil(1000).max(1);
+        return Err(ApiError::TooManyRequests {
+            message: format!(
+                "too many requests: at most {max} per {}; try again in {retry_after_s} s",
+                human_window(window_ms)
+            ),
+            retry_after_s,
+        });
     }
     sqlx::query("INSERT INTO rate_events (bucket, at_ms) VALUES ($1, $2)")
         .bind(bucket)

@@ -97,7 +97,13 @@ static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrati
 /// worker should retry.
 pub fn is_unavailable(error: &sqlx::Error) -> bool {
     match error {
-        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => true,
+        // A server shutting down or starting up may also cut a handshake
+        // short ("unexpected response from SSLRequest").
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed => true,
         // PostgreSQL's "operator intervention" class: shutting down, crash
         // recovery, not accepting connections yet.
         sqlx::Error::Database(error) => error.code().is_some_and(|code| code.starts_with("57P")),

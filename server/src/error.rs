@@ -35,9 +35,15 @@ pub enum ApiError {
     /// 413: the body is over the limit.
     #[error("{0}")]
     TooLarge(String),
-    /// 429: over a rate limit.
-    #[error("{0}")]
-    TooManyRequests(String),
+    /// 429: over a rate limit; answered with `Retry-After` (seconds until
+    /// the limit lets a request through again).
+    #[error("{message}")]
+    TooManyRequests {
+        /// What was limited, in words.
+        message: String,
+        /// Seconds until a retry can succeed (at least 1).
+        retry_after_s: u64,
+    },
     /// 503: storage is unavailable.
     #[error("storage unavailable")]
     Unavailable(String),
@@ -56,7 +62,7 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -93,7 +99,13 @@ impl IntoResponse for ApiError {
             _ => {}
         }
         let body = serde_json::json!({ "ok": false, "error": self.to_string() });
-        (self.status(), Json(body)).into_response()
+        let mut response = (self.status(), Json(body)).into_response();
+        if let ApiError::TooManyRequests { retry_after_s, .. } = self {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, retry_after_s.max(1).into());
+        }
+        response
     }
 }
 

@@ -149,6 +149,8 @@ pub struct AppState {
     pub core: Core,
     /// The server's settings.
     pub config: Arc<ServerConfig>,
+    /// The live event streams open now.
+    pub streams: crate::api::events::Streams,
 }
 
 /// Runs the server until `shutdown` completes: prints `listening on
@@ -211,6 +213,7 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     let state = AppState {
         core: web,
         config: Arc::new(config),
+        streams: crate::api::events::Streams::default(),
     };
     let app = crate::api::router(state);
     println!("listening on http://{address}");

@@ -333,6 +333,9 @@ struct Claimed {
     modules: [Option<VersionModule>; 2],
     /// When this worker claimed it.
     claimed_at: Instant,
+    /// `ranked`, `challenge` or `tournament`: only ranked matches move
+    /// ratings.
+    kind: String,
 }
 
 /// What a claim returns: the match, its time control, and both versions'
@@ -344,7 +347,7 @@ macro_rules! claim_returning {
          (SELECT b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = a_version), \
          (SELECT v.sha256 FROM versions v WHERE v.id = b_version), \
          (SELECT b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = b_version), \
-         error"
+         error, kind"
     };
 }
 
@@ -434,6 +437,7 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             time: TimeControl::from_columns(row.try_get(6)?, row.try_get(7)?, row.try_get(8)?),
             modules: [module(2, 9, 10)?, module(3, 11, 12)?],
             claimed_at: Instant::now(),
+            kind: row.try_get(14)?,
         };
         let took_over = row.try_get::<Option<String>, _>(13)?.as_deref() == Some(LEASE_EXPIRED);
         if claimed.attempts <= config.max_attempts {
@@ -841,8 +845,10 @@ async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: P
     let _turn = core.db.write_turn().await;
     let mut tx = core.db.begin_write().await?;
     // Both ratings are read (and on PostgreSQL locked) first, so the match
-    // row is written once, with its result and its rating change.
-    let change = if claimed.a_version != claimed.b_version {
+    // row is written once, with its result and its rating change. Only the
+    // ladder's own matches move ratings: a challenge or a tournament may
+    // pit bots whose owners never agreed to it (ladder.md).
+    let change = if claimed.kind == "ranked" && claimed.a_version != claimed.b_version {
         let [a, b] = lock_ratings(
             &core.db,
             &mut tx,
@@ -956,7 +962,7 @@ macro_rules! record {
     };
 }
 
-/// A version against itself: finished, not rated.
+/// Not rated: a version against itself, a challenge or a tournament.
 const RECORD_UNRATED: &str = record!("0", "NULL");
 const RECORD_RATED_SQLITE: &str = record!("1", "(SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM matches)");
 const RECORD_RATED_POSTGRES: &str = record!("1", "nextval('rating_seq')");

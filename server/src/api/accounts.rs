@@ -47,8 +47,13 @@ pub const PASSWORD_MIN: usize = 8;
 pub const PASSWORD_MAX: usize = 256;
 /// Sign-ups from one address per hour.
 pub const SIGNUPS_PER_IP_PER_HOUR: i64 = 30;
-/// Failed sign-ins for one name per minute (a right one is not counted).
-pub const SIGNINS_PER_NAME_PER_MINUTE: i64 = 10;
+/// Failed sign-ins for one name from one address per minute (a right one
+/// is not counted): a guesser is slowed down where it guesses, and the
+/// owner, signing in from elsewhere, is not locked out by it.
+pub const SIGNINS_PER_NAME_AND_IP_PER_MINUTE: i64 = 10;
+/// Failed sign-ins for one name from all addresses per minute: high enough
+/// that no single address (see [`SIGNINS_PER_IP_PER_MINUTE`]) can reach it.
+pub const SIGNINS_PER_NAME_PER_MINUTE: i64 = 100;
 /// Failed sign-ins from one address per minute (a right one is not counted).
 pub const SIGNINS_PER_IP_PER_MINUTE: i64 = 30;
 
@@ -266,6 +271,13 @@ async fn sign_in(
         return Err(ApiError::Unauthorized(BAD_CREDENTIALS.into()));
     }
     let key = name_key(&body.name);
+    let here_event = rate_limit_event(
+        &state,
+        &format!("signin-name-ip:{key}:{ip}"),
+        SIGNINS_PER_NAME_AND_IP_PER_MINUTE,
+        MINUTE_MS,
+    )
+    .await?;
     let name_event = rate_limit_event(
         &state,
         &format!("signin-name:{key}"),
@@ -296,6 +308,7 @@ async fn sign_in(
         _ => return Err(ApiError::Unauthorized(BAD_CREDENTIALS.into())),
     };
     ip_event.forgive(&state).await?;
+    here_event.forgive(&state).await?;
     name_event.forgive(&state).await?;
     if let Some(old) = session_secret(&headers) {
         end_session(&state, &old).await?;

@@ -1,9 +1,73 @@
 //! Live events as server-sent events.
 
+use crate::auth::ClientIp;
+use crate::error::{ApiError, ApiResult};
 use crate::events::Event;
 use crate::server::AppState;
 use axum::Router;
 use axum::extract::{Query, State};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Event streams one address may hold open at once.
+pub const STREAMS_PER_ADDRESS: usize = 8;
+/// Event streams the server holds open at once, from everyone.
+pub const STREAMS_IN_ALL: usize = 512;
+
+/// The open event streams, by client address.
+#[derive(Clone, Debug, Default)]
+pub struct Streams {
+    open: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+/// One open stream: counted while it lives.
+struct StreamSlot {
+    streams: Streams,
+    address: String,
+}
+
+impl Streams {
+    /// A slot for a new stream from `address`, unless that address or the
+    /// server holds too many already.
+    fn open(&self, address: &str) -> ApiResult<StreamSlot> {
+        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let total: usize = open.values().sum();
+        let mine = open.get(address).copied().unwrap_or(0);
+        let refuse = |message: String| ApiError::TooManyRequests {
+            message,
+            retry_after_s: 10,
+        };
+        if mine >= STREAMS_PER_ADDRESS {
+            return Err(refuse(format!(
+                "too many live streams: at most {STREAMS_PER_ADDRESS} at once from one address; close one first"
+            )));
+        }
+        if total >= STREAMS_IN_ALL {
+            return Err(refuse("too many live streams on this server; try again shortly".into()));
+        }
+        *open.entry(address.to_owned()).or_default() += 1;
+        Ok(StreamSlot {
+            streams: self.clone(),
+            address: address.to_owned(),
+        })
+    }
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut open = self
+            .streams
+            .open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = open.get_mut(&self.address) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                open.remove(&self.address);
+            }
+        }
+    }
+}
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::routing::get;
 use std::convert::Infallible;
@@ -32,24 +96,41 @@ fn concerns(event: &Event, match_id: Option<i64>) -> bool {
 
 /// `GET /api/events[?match=ID]`: a stream of JSON events (`match_started`,
 /// `turn`, `match_finished`, `version_checked`). A watcher that falls behind
-/// gets a `lagged` event and continues.
+/// gets a `lagged` event and continues. 404 for a match that does not
+/// exist; 429 past [`STREAMS_PER_ADDRESS`] streams from one address or
+/// [`STREAMS_IN_ALL`] in all.
 async fn stream(
     State(state): State<AppState>,
+    ClientIp(address): ClientIp,
     Query(filter): Query<Filter>,
-) -> Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>>> {
-    let events = BroadcastStream::new(state.core.events.subscribe()).filter_map(move |item| match item {
-        Ok(event) if concerns(&event, filter.match_id) => {
-            let name = match &event {
-                Event::MatchStarted { .. } => "match_started",
-                Event::Turn { .. } => "turn",
-                Event::MatchFinished { .. } => "match_finished",
-                Event::VersionChecked { .. } => "version_checked",
-            };
-            let data = serde_json::to_string(&event).unwrap_or_default();
-            Some(Ok(SseEvent::default().event(name).data(data)))
+) -> ApiResult<Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>>>> {
+    if let Some(id) = filter.match_id {
+        let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&state.core.db.pool)
+            .await?;
+        if exists.is_none() {
+            return Err(ApiError::not_found(format!("match {id}")));
         }
-        Ok(_) => None,
-        Err(_) => Some(Ok(SseEvent::default().event("lagged").data("{}"))),
+    }
+    let slot = state.streams.open(&address)?;
+    let events = BroadcastStream::new(state.core.events.subscribe()).filter_map(move |item| {
+        // Held as long as the stream: dropped when the client goes.
+        let _slot = &slot;
+        match item {
+            Ok(event) if concerns(&event, filter.match_id) => {
+                let name = match &event {
+                    Event::MatchStarted { .. } => "match_started",
+                    Event::Turn { .. } => "turn",
+                    Event::MatchFinished { .. } => "match_finished",
+                    Event::VersionChecked { .. } => "version_checked",
+                };
+                let data = serde_json::to_string(&event).unwrap_or_default();
+                Some(Ok(SseEvent::default().event(name).data(data)))
+            }
+            Ok(_) => None,
+            Err(_) => Some(Ok(SseEvent::default().event("lagged").data("{}"))),
+        }
     });
-    Sse::new(events).keep_alive(KeepAlive::default())
+    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
 }

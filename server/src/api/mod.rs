@@ -18,7 +18,7 @@ use crate::error::ApiError;
 use crate::server::AppState;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
+use axum::http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING, X_CONTENT_TYPE_OPTIONS};
 use axum::http::{HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -50,7 +50,17 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(accounts::refuse_cross_site))
         .layer(axum::middleware::from_fn(accounts::json_errors))
         .layer(axum::middleware::from_fn(close_after_refusing_a_body))
+        .layer(axum::middleware::from_fn(no_sniffing))
         .with_state(state)
+}
+
+/// Every answer, JSON included, is to be read as the type it says it is.
+async fn no_sniffing(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    response
+        .headers_mut()
+        .insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
 }
 
 /// Answers a refused request that came with a body with `Connection: close`.

@@ -1,0 +1,142 @@
+//! Limits a stranger cannot get around: live event streams are capped per
+//! address (and in all), and a stream of a match that does not exist is a
+//! 404 rather than a stream that never ends.
+
+mod support;
+
+use std::time::{Duration, Instant};
+use support::{Backend, Method, Options};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn event_streams_are_capped_per_address_and_unknown_matches_are_404() {
+    let server = Options::on(Backend::Sqlite)
+        .arg("--trusted-proxy")
+        .arg("127.0.0.1")
+        .start()
+        .await;
+    let client = server.client();
+    let (status, body) = client.get("/api/events?match=999999").await;
+    assert_eq!(status.as_u16(), 404, "{body}");
+    assert!(
+        body["error"].as_str().is_some_and(|e| e.contains("match 999999")),
+        "{body}"
+    );
+
+    let open = |address: &'static str| {
+        let client = client.clone();
+        async move {
+            client
+                .raw(Method::GET, "/api/events")
+                .header("X-Forwarded-For", address)
+                .send()
+                .await
+                .expect("an answer")
+        }
+    };
+    let mut streams = Vec::new();
+    for _ in 0..arbiter_server::api::events::STREAMS_PER_ADDRESS {
+        let response = open("203.0.113.9").await;
+        assert_eq!(response.status().as_u16(), 200);
+        streams.push(response);
+    }
+    let refused = open("203.0.113.9").await;
+    assert_eq!(refused.status().as_u16(), 429, "one stream too many from one address");
+    assert!(refused.headers().contains_key("retry-after"));
+    let body: serde_json::Value = refused.json().await.expect("JSON");
+    assert!(
+        body["error"].as_str().is_some_and(|e| e.contains("live streams")),
+        "{body}"
+    );
+    // Another address is not affected.
+    let other = open("198.51.100.3").await;
+    assert_eq!(other.status().as_u16(), 200);
+    // A closed stream gives its slot back (once the server notices, at the
+    // latest at its next keep-alive).
+    drop(streams.pop());
+    let start = Instant::now();
+    loop {
+        let response = open("203.0.113.9").await;
+        if response.status().as_u16() == 200 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(40),
+            "the closed stream's slot never came back"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    eprintln!("slot back after {:.1} s", start.elapsed().as_secs_f64());
+}
+
+/// Ratings move only for bots whose owners agreed to play: those of the
+/// ladder's own (ranked) matches. A tournament or a challenge may pit bots
+/// of owners who never asked for it; it is played and counted in its
+/// standings, but moves no rating. (Any user used to be able to move
+/// anyone's ratings with a tournament of strangers' bots.)
+#[tokio::test(flavor = "multi_thread")]
+async fn tournaments_and_challenges_move_no_ratings() {
+    let server = Options::on(Backend::Sqlite).workers(2).start().await;
+    let mallory = server.signup("mallory").await;
+    let token = server.token(&mallory).await;
+    let api = server.token_client(&token);
+    let db = server.db().await;
+    let ratings = || async {
+        sqlx::query_as::<_, (String, f64, f64)>(
+            "SELECT b.name, r.rating, r.deviation FROM ratings r JOIN versions v ON v.id = r.version_id \
+             JOIN bots b ON b.id = v.bot_id WHERE r.ladder = 'tictactoe:standard' ORDER BY b.name",
+        )
+        .fetch_all(&db.pool)
+        .await
+        .expect("ratings")
+    };
+
+    // A tournament of two strangers' bots (the house's).
+    let before = ratings().await;
+    let (status, body) = api
+        .post_json(
+            "/api/tournaments",
+            &serde_json::json!({"name": "not mine", "ladder": "tictactoe", "bots": ["tictactoe-perfect", "tictactoe-random"], "matches_per_pair": 2}),
+        )
+        .await;
+    assert_eq!(status.as_u16(), 201, "{body}");
+    let tournament = body["tournament"]["id"].as_i64().expect("id");
+    support::wait_for(
+        &api,
+        &format!("/api/tournaments/{tournament}"),
+        Duration::from_secs(120),
+        |b| b["tournament"]["finished"] == 2,
+    )
+    .await;
+
+    // A challenge of a stranger's bot with one of mallory's own.
+    let version = support::upload_and_check(&api, "mallory-bot", "tictactoe", support::house("tictactoe-random")).await;
+    assert_eq!(version["version"]["status"], "active", "{version}");
+    let before_challenge = ratings().await;
+    let id = support::challenge_and_wait(&api, "mallory-bot", "tictactoe-perfect", "tictactoe").await;
+
+    assert_eq!(ratings().await, before_challenge, "a challenge moves no rating");
+    let played: Vec<_> = before
+        .iter()
+        .filter(|(name, _, _)| name.starts_with("tictactoe-"))
+        .collect();
+    let after = ratings().await;
+    for (name, rating, deviation) in played {
+        let now = after.iter().find(|(n, _, _)| n == name).expect("still rated");
+        assert_eq!(
+            (now.1, now.2),
+            (*rating, *deviation),
+            "{name}: a tournament moves no rating"
+        );
+    }
+    let (rated, finished): (i64, i64) = sqlx::query_as(
+        "SELECT COALESCE(SUM(rated), 0), COUNT(*) FROM matches WHERE kind IN ('tournament', 'challenge') AND status = 'finished'",
+    )
+    .fetch_one(&db.pool)
+    .await
+    .expect("counts");
+    assert_eq!(
+        (rated, finished),
+        (0, 3),
+        "match {id} and the tournament's two, all unrated"
+    );
+}
