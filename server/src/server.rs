@@ -217,18 +217,12 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     };
     let app = crate::api::router(state);
     println!("listening on http://{address}");
-    let (http_stop_tx, mut http_stop) = watch::channel(false);
-    let mut http = tokio::spawn(
-        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(async move {
-                let _ = http_stop.wait_for(|stop| *stop).await;
-            })
-            .into_future(),
-    );
+    let (http_stop_tx, http_stop) = watch::channel(false);
+    let mut http = tokio::spawn(serve_http(listener, app, http_stop));
     tokio::select! {
         () = shutdown => {}
         served = &mut http => {
-            served.context("the web server task failed")?.context("the web server failed")?;
+            served.context("the web server task failed")?;
         }
     }
     let _ = http_stop_tx.send(true);
@@ -244,4 +238,60 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// How long a client may take to send a request's headers before its
+/// connection is closed: a stranger cannot hold connections open by never
+/// finishing a request.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Serves `app` on `listener` (HTTP/1 and HTTP/2, each request knowing its
+/// peer address) until `stop` turns true, then waits for the open
+/// connections to finish their requests.
+async fn serve_http(listener: tokio::net::TcpListener, app: axum::Router, mut stop: watch::Receiver<bool>) {
+    use axum::extract::ConnectInfo;
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use hyper_util::server::conn::auto::Builder;
+    use hyper_util::service::TowerToHyperService;
+    use tower::ServiceExt;
+
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
+    builder.http2().timer(TokioTimer::new());
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = stop.wait_for(|stop| *stop) => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                // Out of file descriptors and the like: wait, go on.
+                tracing::warn!(%error, "cannot accept a connection");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let service = app
+            .clone()
+            .map_request(move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(peer));
+                request
+            });
+        let connection = builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service))
+            .into_owned();
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%peer, %error, "connection ended");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
 }

@@ -140,3 +140,64 @@ async fn tournaments_and_challenges_move_no_ratings() {
         "match {id} and the tournament's two, all unrated"
     );
 }
+
+/// Reads from `stream` until the server answers or closes; returns what it
+/// sent and how long that took.
+async fn until_answered(stream: &mut tokio::net::TcpStream) -> (String, Duration) {
+    use tokio::io::AsyncReadExt;
+    let start = Instant::now();
+    let mut got = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(Duration::from_secs(40), stream.read(&mut buffer)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break,
+            Ok(Ok(n)) => {
+                got.extend_from_slice(&buffer[..n]);
+                if got.windows(4).any(|w| w == b"\r\n\r\n") {
+                    break;
+                }
+            }
+            Err(_) => panic!("the server held the connection for 40 s"),
+        }
+    }
+    (String::from_utf8_lossy(&got).into_owned(), start.elapsed())
+}
+
+/// A request whose headers never finish, or whose body stalls, is not held
+/// open: the connection is closed (or the request refused) within the
+/// header timeout or the body's stall timeout. (Both used to be held
+/// indefinitely, 90 s and more.)
+#[tokio::test(flavor = "multi_thread")]
+async fn unfinished_requests_are_not_held_open() {
+    use tokio::io::AsyncWriteExt;
+    let server = Options::on(Backend::Sqlite).start().await;
+    let headers = async {
+        let mut stream = tokio::net::TcpStream::connect(server.addr).await.expect("connect");
+        stream
+            .write_all(b"GET /api/health HTTP/1.1\r\nHost: arbiter\r\nX-Slow: ")
+            .await
+            .expect("write");
+        until_answered(&mut stream).await
+    };
+    let body = async {
+        let mut stream = tokio::net::TcpStream::connect(server.addr).await.expect("connect");
+        stream
+            .write_all(
+                b"POST /api/sessions HTTP/1.1\r\nHost: arbiter\r\nContent-Type: application/json\r\n\
+                  Content-Length: 100\r\n\r\n{\"name\": ",
+            )
+            .await
+            .expect("write");
+        until_answered(&mut stream).await
+    };
+    let ((_, header_wait), (answer, body_wait)) = tokio::join!(headers, body);
+    eprintln!("unfinished headers closed after {header_wait:?}; stalled body answered after {body_wait:?}");
+    let header_limit = arbiter_server::server::HEADER_READ_TIMEOUT + Duration::from_secs(5);
+    assert!(header_wait < header_limit, "headers held {header_wait:?}");
+    let body_limit = arbiter_server::api::BODY_TIMEOUT + Duration::from_secs(5);
+    assert!(body_wait < body_limit, "body held {body_wait:?}");
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 4"),
+        "a stalled body is refused, not served: {answer}"
+    );
+}

@@ -51,8 +51,14 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(accounts::json_errors))
         .layer(axum::middleware::from_fn(close_after_refusing_a_body))
         .layer(axum::middleware::from_fn(no_sniffing))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .with_state(state)
 }
+
+/// How long a request's body may stall (no new bytes) before the request
+/// fails: a client cannot hold a connection open by never finishing a body.
+/// (Headers have [`crate::server::HEADER_READ_TIMEOUT`] in all.)
+pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// Every answer, JSON included, is to be read as the type it says it is.
 async fn no_sniffing(request: Request, next: Next) -> Response {
