@@ -7,7 +7,8 @@
 //! `migrations/`.
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
-use sqlx::{Any, AnyPool, Transaction};
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyConnection, AnyPool, Transaction};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,7 +31,7 @@ pub struct Db {
     pub pool: AnyPool,
     /// The engine.
     pub backend: Backend,
-    /// This process's queue of SQLite writers (see [`Db::write_turn`]).
+    /// This process's queue of SQLite writers (see [`Db::begin_write`]).
     writers: Arc<tokio::sync::Mutex<()>>,
     /// Whether the database answered when last asked (see [`Db::watch`]).
     up: Arc<AtomicBool>,
@@ -84,9 +85,9 @@ pub enum NotReady {
     },
 }
 
-/// A turn to write: while it lives, no other writer of this process that
-/// asked for one writes.
-pub type WriteTurn = Option<tokio::sync::OwnedMutexGuard<()>>;
+/// A turn to write: while it lives, no other writer of this process writes
+/// (SQLite; nothing on PostgreSQL).
+type WriteTurn = Option<tokio::sync::OwnedMutexGuard<()>>;
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
@@ -262,28 +263,26 @@ impl Db {
     pub async fn watch(self, mut stop: watch::Receiver<bool>) {
         let mut down_since: Option<Instant> = None;
         loop {
-            let answer = tokio::time::timeout(WATCH_TIMEOUT, sqlx::query("SELECT 1").execute(&self.pool)).await;
+            let answer = match tokio::time::timeout(WATCH_TIMEOUT, sqlx::query("SELECT 1").execute(&self.pool)).await {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(error)) => Err(error.to_string()),
+                Err(_) => Err(format!("no answer within {} s", WATCH_TIMEOUT.as_secs())),
+            };
+            self.up.store(answer.is_ok(), Ordering::Relaxed);
             match (answer, down_since) {
-                (Ok(Ok(_)), Some(since)) => {
-                    self.up.store(true, Ordering::Relaxed);
+                (Ok(()), Some(since)) => {
                     down_since = None;
+                    let away = since.elapsed().as_secs_f64();
                     tracing::warn!(
-                        down_s = since.elapsed().as_secs_f64(),
-                        "the database answers again (it was away for {:.1} s)",
-                        since.elapsed().as_secs_f64()
+                        down_s = away,
+                        "the database answers again (it was away for {away:.1} s)"
                     );
                 }
-                (Ok(Err(error)), None) => {
-                    self.up.store(false, Ordering::Relaxed);
-                    down_since = Some(Instant::now());
-                    tracing::error!(%error, "the database does not answer: web requests get 503 and matches wait until it does");
-                }
-                (Err(_), None) => {
-                    self.up.store(false, Ordering::Relaxed);
+                (Err(error), None) => {
                     down_since = Some(Instant::now());
                     tracing::error!(
-                        "the database does not answer within {} s: web requests get 503 and matches wait until it does",
-                        WATCH_TIMEOUT.as_secs()
+                        %error,
+                        "the database does not answer: web requests get 503 and matches wait until it does"
                     );
                 }
                 _ => {}
@@ -295,14 +294,18 @@ impl Db {
         }
     }
 
+    /// This backend's migrations.
+    fn migrator(&self) -> &'static sqlx::migrate::Migrator {
+        match self.backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        }
+    }
+
     /// Applies the backend's migrations that are not applied yet, and gives
     /// every ladder a time control.
     pub async fn migrate(&self) -> Result<(), sqlx::Error> {
-        let migrator = match self.backend {
-            Backend::Sqlite => &SQLITE_MIGRATIONS,
-            Backend::Postgres => &POSTGRES_MIGRATIONS,
-        };
-        migrator
+        self.migrator()
             .run(&self.pool)
             .await
             .map_err(|e| sqlx::Error::Migrate(Box::new(e)))?;
@@ -312,11 +315,7 @@ impl Db {
     /// Whether the database answers and has every migration this binary
     /// knows (applied successfully).
     pub async fn schema_current(&self) -> Result<(), NotReady> {
-        let migrator = match self.backend {
-            Backend::Sqlite => &SQLITE_MIGRATIONS,
-            Backend::Postgres => &POSTGRES_MIGRATIONS,
-        };
-        let known = migrator.iter().map(|m| m.version).max().unwrap_or(0);
+        let known = self.migrator().iter().map(|m| m.version).max().unwrap_or(0);
         let applied: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
             .fetch_one(&self.pool)
             .await
@@ -335,21 +334,75 @@ impl Db {
     /// at a time and makes the others retry after sleeps of a millisecond
     /// or more, which idles the ladder's workers when they finish matches
     /// together; writers that hold a turn queue here instead and go the
-    /// moment the previous one is done. Hold it for the whole write.
-    pub async fn write_turn(&self) -> WriteTurn {
+    /// moment the previous one is done. The wait is bounded like a wait for
+    /// a connection (`PoolTimedOut` past it).
+    async fn write_turn(&self) -> Result<WriteTurn, sqlx::Error> {
         match self.backend {
-            Backend::Sqlite => Some(self.writers.clone().lock_owned().await),
-            Backend::Postgres => None,
+            Backend::Sqlite => {
+                let timeout = self.pool.options().get_acquire_timeout();
+                tokio::time::timeout(timeout, self.writers.clone().lock_owned())
+                    .await
+                    .map(Some)
+                    .map_err(|_| sqlx::Error::PoolTimedOut)
+            }
+            Backend::Postgres => Ok(None),
         }
     }
 
-    /// Starts a transaction that will write: on SQLite it takes the write
-    /// lock at once (`BEGIN IMMEDIATE`), so two writers never deadlock on
-    /// upgrading a read lock.
-    pub async fn begin_write(&self) -> Result<Transaction<'static, Any>, sqlx::Error> {
-        match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
-            Backend::Postgres => self.pool.begin().await,
-        }
+    /// A connection for one write statement, held with this process's turn
+    /// to write (see [`Db::begin_write`]).
+    pub async fn write_connection(&self) -> Result<Writing<PoolConnection<Any>>, sqlx::Error> {
+        let turn = self.write_turn().await?;
+        Ok(Writing {
+            inner: self.pool.acquire().await?,
+            _turn: turn,
+        })
+    }
+
+    /// Starts a transaction that will write. On SQLite it first waits for
+    /// this process's turn to write (held until the transaction ends, so
+    /// the writers of one process queue rather than retry against the
+    /// database's lock) and then takes the write lock at once (`BEGIN
+    /// IMMEDIATE`), so two writers never deadlock on upgrading a read lock.
+    pub async fn begin_write(&self) -> Result<Writing<Transaction<'static, Any>>, sqlx::Error> {
+        let turn = self.write_turn().await?;
+        let tx = match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        };
+        Ok(Writing { inner: tx, _turn: turn })
+    }
+}
+
+/// A connection or a transaction that holds this process's turn to write
+/// while it lives: use it as the connection it derefs to.
+pub struct Writing<T> {
+    inner: T,
+    _turn: WriteTurn,
+}
+
+impl<T: std::ops::Deref<Target = AnyConnection>> std::ops::Deref for Writing<T> {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        &self.inner
+    }
+}
+
+impl<T: std::ops::DerefMut<Target = AnyConnection>> std::ops::DerefMut for Writing<T> {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        &mut self.inner
+    }
+}
+
+impl Writing<Transaction<'static, Any>> {
+    /// Commits, then gives the turn to the next writer.
+    pub async fn commit(self) -> Result<(), sqlx::Error> {
+        self.inner.commit().await
+    }
+
+    /// Rolls back, then gives the turn to the next writer.
+    pub async fn rollback(self) -> Result<(), sqlx::Error> {
+        self.inner.rollback().await
     }
 }

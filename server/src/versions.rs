@@ -10,18 +10,18 @@ use crate::db::now_ms;
 use crate::events::Event;
 use crate::server::Core;
 use arbiter_games::Variant;
-use sqlx::{Any, Row, Transaction};
+use sqlx::{AnyConnection, Row};
 use std::time::Duration;
 use tokio::sync::watch;
 
 /// The id of the bot called `name` (case-insensitively), created for
 /// `owner` if there is none. It does not check who owns an existing bot:
 /// callers that must, look it up with [`find_bot`] first.
-pub async fn ensure_bot(tx: &mut Transaction<'static, Any>, owner: i64, name: &str) -> Result<i64, sqlx::Error> {
+pub async fn ensure_bot(tx: &mut AnyConnection, owner: i64, name: &str) -> Result<i64, sqlx::Error> {
     let key = name.to_lowercase();
     if let Some(id) = sqlx::query_scalar::<_, i64>("SELECT id FROM bots WHERE name_key = $1")
         .bind(&key)
-        .fetch_optional(&mut **tx)
+        .fetch_optional(&mut *tx)
         .await?
     {
         return Ok(id);
@@ -31,15 +31,15 @@ pub async fn ensure_bot(tx: &mut Transaction<'static, Any>, owner: i64, name: &s
         .bind(name)
         .bind(key)
         .bind(now_ms())
-        .fetch_one(&mut **tx)
+        .fetch_one(&mut *tx)
         .await
 }
 
 /// A bot's id and owner, by name (case-insensitive).
-pub async fn find_bot(tx: &mut Transaction<'static, Any>, name: &str) -> Result<Option<(i64, i64)>, sqlx::Error> {
+pub async fn find_bot(tx: &mut AnyConnection, name: &str) -> Result<Option<(i64, i64)>, sqlx::Error> {
     let row = sqlx::query("SELECT id, owner_id FROM bots WHERE name_key = $1")
         .bind(name.to_lowercase())
-        .fetch_optional(&mut **tx)
+        .fetch_optional(&mut *tx)
         .await?;
     row.map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).transpose()
 }
@@ -47,7 +47,7 @@ pub async fn find_bot(tx: &mut Transaction<'static, Any>, name: &str) -> Result<
 /// Adds a version (number = the bot's last + 1) in `status`, with its
 /// ladders. Returns its id.
 pub async fn insert_version(
-    tx: &mut Transaction<'static, Any>,
+    tx: &mut AnyConnection,
     bot_id: i64,
     sha256: &str,
     size: usize,
@@ -56,7 +56,7 @@ pub async fn insert_version(
 ) -> Result<i64, sqlx::Error> {
     let number: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE bot_id = $1")
         .bind(bot_id)
-        .fetch_one(&mut **tx)
+        .fetch_one(&mut *tx)
         .await?;
     let ladders_json = serde_json::to_string(ladders).unwrap_or_else(|_| "[]".into());
     let id: i64 = sqlx::query_scalar(
@@ -70,13 +70,13 @@ pub async fn insert_version(
     .bind(status)
     .bind(ladders_json)
     .bind(now_ms())
-    .fetch_one(&mut **tx)
+    .fetch_one(&mut *tx)
     .await?;
     for ladder in ladders {
         sqlx::query("INSERT INTO version_ladders (version_id, ladder) VALUES ($1, $2)")
             .bind(id)
             .bind(ladder)
-            .execute(&mut **tx)
+            .execute(&mut *tx)
             .await?;
     }
     Ok(id)
@@ -84,23 +84,23 @@ pub async fn insert_version(
 
 /// Makes a checked version active: retires the bot's other active versions
 /// and gives it a starting rating on each of its ladders.
-pub async fn activate(tx: &mut Transaction<'static, Any>, version_id: i64) -> Result<(), sqlx::Error> {
+pub async fn activate(tx: &mut AnyConnection, version_id: i64) -> Result<(), sqlx::Error> {
     let now = now_ms();
     sqlx::query(
         "UPDATE versions SET status = 'retired' WHERE status = 'active' \
          AND bot_id = (SELECT bot_id FROM versions WHERE id = $1) AND id <> $1",
     )
     .bind(version_id)
-    .execute(&mut **tx)
+    .execute(&mut *tx)
     .await?;
     sqlx::query("UPDATE versions SET status = 'active', checked_ms = $2 WHERE id = $1")
         .bind(version_id)
         .bind(now)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await?;
     let ladders: Vec<String> = sqlx::query_scalar("SELECT ladder FROM version_ladders WHERE version_id = $1")
         .bind(version_id)
-        .fetch_all(&mut **tx)
+        .fetch_all(&mut *tx)
         .await?;
     for ladder in ladders {
         crate::ratings::ensure_row(tx, version_id, &ladder).await?;

@@ -59,7 +59,7 @@ use crate::server::Core;
 use arbiter_games::{Budget, Side, Variant};
 use arbiter_referee::player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, TurnError};
 use arbiter_referee::{MatchSettings, PlayedMatch, WasmBot, play_match_observed};
-use sqlx::{Any, Row, Transaction};
+use sqlx::{Any, AnyConnection, Row};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -397,8 +397,7 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             Backend::Sqlite => CLAIM_SQLITE,
             Backend::Postgres => CLAIM_POSTGRES,
         };
-        let turn = core.db.write_turn().await;
-        let mut connection = core.db.pool.acquire().await?;
+        let mut connection = core.db.write_connection().await?;
         let now = now_ms();
         let row = sqlx::query(sql)
             .bind(&config.id)
@@ -408,7 +407,6 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             .fetch_optional(&mut *connection)
             .await?;
         drop(connection);
-        drop(turn);
         let Some(row) = row else {
             return Ok(None);
         };
@@ -469,7 +467,7 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
         .bind(now)
         .bind(&error)
         .bind(&config.id)
-        .execute(&core.db.pool)
+        .execute(&mut *core.db.write_connection().await?)
         .await?;
         tracing::warn!(worker = %config.id, id = claimed.id, "{error}");
         core.metrics.match_failed(&claimed.ladder);
@@ -565,7 +563,7 @@ async fn release_after_host_failure(
     claimed: &Claimed,
     error: &str,
 ) -> Result<Option<String>, sqlx::Error> {
-    let mut connection = db.pool.acquire().await?;
+    let mut connection = db.write_connection().await?;
     let now = now_ms();
     let delay = config
         .retry_delay
@@ -598,7 +596,7 @@ async fn release_unplayed(db: &Db, config: &WorkerConfig, id: i64) -> Result<(),
     )
     .bind(id)
     .bind(&config.id)
-    .execute(&db.pool)
+    .execute(&mut *db.write_connection().await?)
     .await?;
     Ok(())
 }
@@ -613,7 +611,7 @@ async fn fail_now(db: &Db, config: &WorkerConfig, id: i64, reason: &str) -> Resu
     .bind(&config.id)
     .bind(now_ms())
     .bind(reason)
-    .execute(&db.pool)
+    .execute(&mut *db.write_connection().await?)
     .await?;
     Ok(())
 }
@@ -754,7 +752,7 @@ async fn play(
 /// Extends this worker's lease, from when the database connection is held;
 /// false if the match is no longer ours.
 async fn renew(db: &Db, config: &WorkerConfig, id: i64) -> Result<bool, sqlx::Error> {
-    let mut connection = db.pool.acquire().await?;
+    let mut connection = db.write_connection().await?;
     let until = now_ms().saturating_add(i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX));
     let done =
         sqlx::query("UPDATE matches SET lease_until_ms = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'running'")
@@ -842,7 +840,6 @@ async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: P
     let result = &played.replay.result;
     let winner = result.winner.map(i64::from);
     let now = now_ms();
-    let _turn = core.db.write_turn().await;
     let mut tx = core.db.begin_write().await?;
     // Both ratings are read (and on PostgreSQL locked) first, so the match
     // row is written once, with its result and its rating change. Only the
@@ -974,7 +971,7 @@ const RECORD_RATED_POSTGRES: &str = record!("1", "nextval('rating_seq')");
 /// PostgreSQL; the write lock on SQLite).
 async fn lock_ratings(
     db: &Db,
-    tx: &mut Transaction<'static, Any>,
+    tx: &mut AnyConnection,
     versions: [i64; 2],
     ladder: &str,
 ) -> Result<[Rating; 2], sqlx::Error> {
@@ -993,7 +990,7 @@ async fn lock_ratings(
             .bind(versions[0])
             .bind(versions[1])
             .bind(ladder)
-            .fetch_all(&mut **tx)
+            .fetch_all(&mut *tx)
             .await?;
         let mut found = [None, None];
         for row in &rows {
