@@ -246,9 +246,9 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Serves `app` on `listener` (HTTP/1 and HTTP/2, each request knowing its
-/// peer address) until `stop` turns true, then waits for the open
-/// connections to finish their requests.
-async fn serve_http(listener: tokio::net::TcpListener, app: axum::Router, mut stop: watch::Receiver<bool>) {
+/// peer address, headers within [`HEADER_READ_TIMEOUT`]) until `stop` turns
+/// true, then waits for the open connections to finish their requests.
+pub async fn serve_http(listener: tokio::net::TcpListener, app: axum::Router, mut stop: watch::Receiver<bool>) {
     use axum::extract::ConnectInfo;
     use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     use hyper_util::server::conn::auto::Builder;

@@ -6,8 +6,13 @@ use crate::events::Event;
 use crate::server::AppState;
 use axum::Router;
 use axum::extract::{Query, State};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::routing::get;
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::BroadcastStream;
 
 /// Event streams one address may hold open at once.
 pub const STREAMS_PER_ADDRESS: usize = 8;
@@ -68,12 +73,6 @@ impl Drop for StreamSlot {
         }
     }
 }
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::routing::get;
-use std::convert::Infallible;
-use tokio_stream::StreamExt;
-use tokio_stream::wrappers::BroadcastStream;
-
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
     Router::new().route("/events", get(stream))

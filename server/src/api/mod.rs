@@ -96,19 +96,18 @@ async fn close_after_refusing_a_body(request: Request, next: Next) -> Response {
 /// What `arbiter worker --metrics` serves: `GET /metrics` for `core`
 /// alone.
 pub fn metrics_router(core: crate::server::Core) -> Router {
-    Router::new().route(
-        "/metrics",
-        get(move || async move {
-            let text = core.metrics.render(&core.db).await;
-            ([(CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response()
-        }),
-    )
+    Router::new().route("/metrics", get(move || async move { metrics_of(&core).await }))
 }
 
-/// `GET /metrics`: this process's metrics in the OpenMetrics text format,
-/// for Prometheus (ladder.md lists them).
+/// `GET /metrics`: this process's metrics in Prometheus's text format
+/// (ladder.md lists them).
 async fn metrics(State(state): State<AppState>) -> Response {
-    let text = state.core.metrics.render(&state.core.db).await;
+    metrics_of(&state.core).await
+}
+
+/// `core`'s metrics as an answer.
+async fn metrics_of(core: &crate::server::Core) -> Response {
+    let text = core.metrics.render(&core.db).await;
     ([(CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response()
 }
 

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use arbiter_server::ratings::RatingSystem;
-use arbiter_server::server::Core;
+use arbiter_server::server::{Core, serve_http};
 use arbiter_server::worker::Workers;
 use std::path::PathBuf;
 
@@ -80,14 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .with_context(|| format!("cannot listen on {address} for metrics"))?;
                 println!("metrics on http://{}/metrics", listener.local_addr()?);
                 let app = arbiter_server::api::metrics_router(core.clone());
-                let mut stop = stop.clone();
-                Some(tokio::spawn(
-                    axum::serve(listener, app)
-                        .with_graceful_shutdown(async move {
-                            let _ = stop.wait_for(|stop| *stop).await;
-                        })
-                        .into_future(),
-                ))
+                Some(tokio::spawn(serve_http(listener, app, stop.clone())))
             }
             None => None,
         };
