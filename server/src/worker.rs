@@ -470,13 +470,23 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
         .execute(&mut *core.db.write_connection().await?)
         .await?;
         tracing::warn!(worker = %config.id, id = claimed.id, "{error}");
-        core.metrics.match_failed(&claimed.ladder);
-        core.events.send(Event::MatchFinished {
-            id: claimed.id,
-            ladder: claimed.ladder,
-            status: "failed".to_string(),
-        });
+        ended(core, &claimed, false);
     }
+}
+
+/// Counts a match that ended `finished` (else `failed`) and tells the
+/// watchers.
+fn ended(core: &Core, claimed: &Claimed, finished: bool) {
+    if finished {
+        core.metrics.match_finished(&claimed.ladder, claimed.claimed_at.elapsed());
+    } else {
+        core.metrics.match_failed(&claimed.ladder);
+    }
+    core.events.send(Event::MatchFinished {
+        id: claimed.id,
+        ladder: claimed.ladder.clone(),
+        status: if finished { "finished" } else { "failed" }.to_string(),
+    });
 }
 
 /// Records a played match (or gives it back, or fails it), and deals with
@@ -491,13 +501,7 @@ async fn finish(core: Core, config: WorkerConfig, claimed: Claimed, played: Resu
     match outcome {
         Ok(true) => {
             tracing::debug!(worker = %config.id, id, "match recorded");
-            core.metrics
-                .match_finished(&claimed.ladder, claimed.claimed_at.elapsed());
-            core.events.send(Event::MatchFinished {
-                id,
-                ladder: claimed.ladder.clone(),
-                status: "finished".to_string(),
-            });
+            ended(core, &claimed, true);
         }
         Ok(false) => {
             tracing::warn!(worker = %config.id, id, "match was taken over by another worker; result dropped");
@@ -513,12 +517,7 @@ async fn finish(core: Core, config: WorkerConfig, claimed: Claimed, played: Resu
         Err(WorkerError::Unplayable(reason)) => match fail_now(&core.db, config, id, &reason).await {
             Ok(()) => {
                 tracing::warn!(worker = %config.id, id, %reason, "match cannot be played; marked failed");
-                core.metrics.match_failed(&claimed.ladder);
-                core.events.send(Event::MatchFinished {
-                    id,
-                    ladder: claimed.ladder.clone(),
-                    status: "failed".to_string(),
-                });
+                ended(core, &claimed, false);
             }
             Err(error) => tracing::warn!(worker = %config.id, id, %error, "cannot mark the match failed"),
         },
@@ -530,12 +529,7 @@ async fn finish(core: Core, config: WorkerConfig, claimed: Claimed, played: Resu
                         worker = %config.id, id, attempts = claimed.attempts, error = %message,
                         "host failure on the last attempt; match marked failed (not rated)"
                     );
-                    core.metrics.match_failed(&claimed.ladder);
-                    core.events.send(Event::MatchFinished {
-                        id,
-                        ladder: claimed.ladder.clone(),
-                        status,
-                    });
+                    ended(core, &claimed, false);
                 }
                 Ok(Some(_)) => tracing::warn!(
                     worker = %config.id, id, attempt = claimed.attempts, max = config.max_attempts, error = %message,
@@ -839,6 +833,7 @@ async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: P
     let Played { played, replay_sha256 } = played;
     let result = &played.replay.result;
     let winner = result.winner.map(i64::from);
+    let outcome = Outcome::from_winner(winner);
     let now = now_ms();
     let mut tx = core.db.begin_write().await?;
     // Both ratings are read (and on PostgreSQL locked) first, so the match
@@ -853,7 +848,7 @@ async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: P
             &claimed.ladder,
         )
         .await?;
-        let (a_after, b_after) = core.rating.update(a, b, Outcome::from_winner(winner));
+        let (a_after, b_after) = core.rating.update(a, b, outcome);
         Some(([a, b], [a_after, b_after]))
     } else {
         None
@@ -900,7 +895,6 @@ async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: P
     .execute(&mut *tx)
     .await?;
     if let Some(after) = after {
-        let outcome = Outcome::from_winner(winner);
         let (a_wdl, b_wdl) = match outcome {
             Outcome::Win => ([1, 0, 0], [0, 0, 1]),
             Outcome::Draw => ([0, 1, 0], [0, 1, 0]),
