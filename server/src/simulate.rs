@@ -323,7 +323,7 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
             if bots[a].last_opponent == Some(b) || bots[b].last_opponent == Some(a) {
                 rematches += 1;
             }
-            let outcome = play(settings, &bots[a], &bots[b], a, b, &mut games);
+            let outcome = play(settings, &bots, a, b, &mut games);
             book.apply(&a, &b, outcome);
             for (me, other) in [(a, b), (b, a)] {
                 let bot = &mut bots[me];
@@ -402,13 +402,14 @@ fn candidates(bots: &[Bot], book: &RatingBook<usize>) -> Vec<Candidate> {
         .collect()
 }
 
-/// One match of `a` against `b`: two games, `a` moving first in the first.
-fn play(settings: &Settings, a: &Bot, b: &Bot, ai: usize, bi: usize, games: &mut Stream) -> Outcome {
-    let offset = pair_offset(settings, ai, bi);
+/// One match of bot `a` against bot `b`: two games, `a` moving first in
+/// the first.
+fn play(settings: &Settings, bots: &[Bot], a: usize, b: usize, games: &mut Stream) -> Outcome {
+    let offset = pair_offset(settings, a, b);
+    let difference = bots[a].strength - bots[b].strength + offset;
     let mut points = 0.0;
     for first in [1.0, -1.0] {
-        let (win, draw, _) =
-            game_probabilities(settings, a.strength - b.strength + offset + first * settings.first_move);
+        let (win, draw, _) = game_probabilities(settings, difference + first * settings.first_move);
         let roll = games.uniform();
         points += if roll < win {
             1.0
@@ -471,24 +472,44 @@ pub fn kendall_tau(pairs: &[(f64, f64)]) -> f64 {
 /// (each centred on the active pool's mean, strengths times `scale`), over
 /// active bots.
 fn measure(bots: &[Bot], book: &RatingBook<usize>, scale: f64) -> (f64, f64) {
-    let active: Vec<(f64, f64)> = bots
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.active)
-        .map(|(i, b)| (b.strength * scale, book.get(&i).rating))
-        .collect();
-    let n = active.len();
+    let pool = Pool::of(bots, book, scale);
+    let n = pool.members.len();
     if n < 2 {
         return (0.0, 0.0);
     }
-    let tau = kendall_tau(&active);
-    let mean_truth = active.iter().map(|a| a.0).sum::<f64>() / n as f64;
-    let mean_rating = active.iter().map(|a| a.1).sum::<f64>() / n as f64;
-    let squares: f64 = active
-        .iter()
-        .map(|(t, r)| ((r - mean_rating) - (t - mean_truth)).powi(2))
-        .sum();
-    (tau, (squares / n as f64).sqrt())
+    let pairs: Vec<(f64, f64)> = pool.members.iter().map(|&(_, t, r)| (t, r)).collect();
+    let squares: f64 = pool.members.iter().map(|&(_, t, r)| pool.error(t, r).powi(2)).sum();
+    (kendall_tau(&pairs), (squares / n as f64).sqrt())
+}
+
+/// The active bots: index, strength (times the match scale) and rating,
+/// with the means that errors are centred on.
+struct Pool {
+    members: Vec<(usize, f64, f64)>,
+    mean_truth: f64,
+    mean_rating: f64,
+}
+
+impl Pool {
+    fn of(bots: &[Bot], book: &RatingBook<usize>, scale: f64) -> Pool {
+        let members: Vec<(usize, f64, f64)> = bots
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.active)
+            .map(|(i, b)| (i, b.strength * scale, book.get(&i).rating))
+            .collect();
+        let n = members.len().max(1) as f64;
+        Pool {
+            mean_truth: members.iter().map(|m| m.1).sum::<f64>() / n,
+            mean_rating: members.iter().map(|m| m.2).sum::<f64>() / n,
+            members,
+        }
+    }
+
+    /// How far a rating is from a strength, both centred on the pool.
+    fn error(&self, truth: f64, rating: f64) -> f64 {
+        (rating - self.mean_rating) - (truth - self.mean_truth)
+    }
 }
 
 /// Counts a newcomer's match towards its placement.
@@ -497,13 +518,7 @@ fn track_placement(bots: &mut [Bot], book: &RatingBook<usize>, scale: f64, me: u
     if placements[slot].is_some() {
         return;
     }
-    let (mut truth_sum, mut rating_sum, mut n) = (0.0, 0.0, 0.0);
-    for (i, bot) in bots.iter().enumerate().filter(|(_, b)| b.active) {
-        truth_sum += bot.strength * scale;
-        rating_sum += book.get(&i).rating;
-        n += 1.0;
-    }
-    let error = (book.get(&me).rating - rating_sum / n) - (bots[me].strength * scale - truth_sum / n);
+    let error = Pool::of(bots, book, scale).error(bots[me].strength * scale, book.get(&me).rating);
     let bot = &mut bots[me];
     if error.abs() <= PLACEMENT_BAND {
         bot.streak += 1;

@@ -478,7 +478,8 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
 /// watchers.
 fn ended(core: &Core, claimed: &Claimed, finished: bool) {
     if finished {
-        core.metrics.match_finished(&claimed.ladder, claimed.claimed_at.elapsed());
+        core.metrics
+            .match_finished(&claimed.ladder, claimed.claimed_at.elapsed());
     } else {
         core.metrics.match_failed(&claimed.ladder);
     }

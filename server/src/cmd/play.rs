@@ -182,23 +182,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let mut results = results.into_inner().unwrap_or_default();
     results.sort_by_key(|(i, _)| *i);
+    let played = results.len();
     let test = sequential.into_inner().unwrap_or_default();
     if args.sprt.is_some() {
         // Only the matches in sequence up to the decision count.
-        let played = results.len();
         results.truncate(test.counted as usize);
-        print_table(&args, &entrants, &results);
-        if let Some(sprt) = &args.sprt {
-            print_sprt(sprt, &test);
-        }
-        if played > results.len() {
-            println!(
-                "({} more matches were under way when the test decided; their replays are kept but not counted)",
-                played - results.len()
-            );
-        }
-    } else {
-        print_table(&args, &entrants, &results);
+    }
+    print_table(&args, &entrants, &results);
+    if let Some(sprt) = &args.sprt {
+        print_sprt(sprt, &test);
+    }
+    if played > results.len() {
+        println!(
+            "({} more matches were under way when the test decided; their replays are kept but not counted)",
+            played - results.len()
+        );
     }
     println!("replays: {}", args.out.display());
     Ok(())

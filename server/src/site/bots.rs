@@ -3,7 +3,7 @@
 use super::chart::Chart;
 use super::view::{self, MatchRow, When};
 use super::{Nav, SiteError, SiteResult, Viewer, data, render};
-use crate::ratings::{PROVISIONAL_RD, Rating, matches_to_establish};
+use crate::ratings::{Rating, matches_to_establish};
 use crate::server::AppState;
 use askama::Template;
 use axum::extract::{Path, State};
@@ -93,29 +93,27 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         let ladders: Vec<String> = serde_json::from_str(&row.try_get::<String, _>(6)?).unwrap_or_default();
         let sha256: String = row.try_get(2)?;
         let ratings = sqlx::query(
-            "SELECT ladder, rating, deviation, wins, draws, losses FROM ratings WHERE version_id = $1 ORDER BY ladder",
+            "SELECT ladder, rating, deviation, wins, draws, losses, volatility FROM ratings WHERE version_id = $1 ORDER BY ladder",
         )
         .bind(id)
         .fetch_all(pool)
         .await?
         .iter()
         .map(|r| -> Result<VersionRating, sqlx::Error> {
-            let deviation: f64 = r.try_get(2)?;
-            let value: f64 = r.try_get(1)?;
             let rating = Rating {
-                rating: value,
-                deviation,
-                ..Rating::default()
+                rating: r.try_get(1)?,
+                deviation: r.try_get(2)?,
+                volatility: r.try_get(6)?,
             };
             Ok(VersionRating {
                 ladder: r.try_get(0)?,
-                text: view::rating_text(value, deviation),
-                provisional: deviation >= PROVISIONAL_RD,
+                text: view::rating_text(rating.rating, rating.deviation),
+                provisional: rating.provisional(),
                 to_establish: matches_to_establish(state.core.rating, rating),
                 interval: format!(
                     "95% sure its rating is between {} and {}",
-                    view::whole(value - 2.0 * deviation),
-                    view::whole(value + 2.0 * deviation)
+                    view::whole(rating.rating - 2.0 * rating.deviation),
+                    view::whole(rating.rating + 2.0 * rating.deviation)
                 ),
                 record: format!(
                     "{}–{}–{}",
