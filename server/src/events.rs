@@ -1,6 +1,8 @@
 //! Live events: what the server tells watchers (server-sent events).
 
 use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::broadcast;
 
 /// Something that happened, as sent to watchers.
@@ -18,6 +20,8 @@ pub enum Event {
     Turn {
         /// Match id.
         id: i64,
+        /// The turn's number in the match, from 0 (both games counted).
+        n: usize,
         /// Game (leg) of the match.
         game: u8,
         /// Side that moved.
@@ -47,16 +51,36 @@ pub enum Event {
 
 /// The broadcast channel of events. Watchers that fall behind miss events
 /// (and are told so by the SSE stream), they never slow the server down.
+///
+/// It also keeps the turns so far of every match this process is playing,
+/// so that a watcher who comes in the middle of a match sees it from its
+/// first move ([`Events::so_far`]).
 #[derive(Clone, Debug)]
 pub struct Events {
     sender: broadcast::Sender<Event>,
+    playing: Arc<Mutex<HashMap<i64, Vec<Event>>>>,
 }
 
 impl Default for Events {
     fn default() -> Events {
         Events {
             sender: broadcast::channel(1024).0,
+            playing: Arc::default(),
         }
+    }
+}
+
+/// A match being played by this process: its turns are kept while this
+/// lives.
+#[derive(Debug)]
+pub struct Playing {
+    events: Events,
+    id: i64,
+}
+
+impl Drop for Playing {
+    fn drop(&mut self) {
+        self.events.playing().remove(&self.id);
     }
 }
 
@@ -75,5 +99,78 @@ impl Events {
     /// A new watcher.
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.sender.subscribe()
+    }
+
+    fn playing(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Vec<Event>>> {
+        self.playing.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Starts keeping the turns of match `id` until the guard is dropped.
+    pub fn play(&self, id: i64) -> Playing {
+        self.playing().insert(id, Vec::new());
+        Playing {
+            events: self.clone(),
+            id,
+        }
+    }
+
+    /// Records a turn of match `id` (one being played, see [`Events::play`])
+    /// and sends it to the watchers, if any.
+    pub fn turn(&self, id: i64, game: u8, side: u8, action: Option<&str>, fault: Option<&str>) {
+        let mut playing = self.playing();
+        let Some(turns) = playing.get_mut(&id) else { return };
+        let event = Event::Turn {
+            id,
+            n: turns.len(),
+            game,
+            side,
+            action: action.map(str::to_owned),
+            fault: fault.map(str::to_owned),
+        };
+        if self.watched() {
+            self.send(event.clone());
+        }
+        turns.push(event);
+    }
+
+    /// The turns played so far in match `id`, if this process is playing
+    /// it (empty otherwise).
+    pub fn so_far(&self, id: i64) -> Vec<Event> {
+        self.playing().get(&id).cloned().unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A watcher who comes late gets the turns so far, numbered; a match
+    /// this process is not playing has none, and a finished one is
+    /// forgotten.
+    #[test]
+    fn the_turns_of_a_match_being_played_are_kept_until_it_ends() {
+        let events = Events::default();
+        events.turn(7, 0, 0, Some("d3"), None);
+        assert!(events.so_far(7).is_empty(), "not being played: nothing kept");
+        let playing = events.play(7);
+        events.turn(7, 0, 0, Some("d3"), None);
+        let mut watcher = events.subscribe();
+        events.turn(7, 0, 1, None, Some("timeout"));
+        let so_far = events.so_far(7);
+        let numbers: Vec<usize> = so_far
+            .iter()
+            .map(|event| match event {
+                Event::Turn { n, .. } => *n,
+                _ => usize::MAX,
+            })
+            .collect();
+        assert_eq!(numbers, [0, 1]);
+        assert!(matches!(
+            watcher.try_recv(),
+            Ok(Event::Turn { n: 1, side: 1, ref fault, .. }) if fault.as_deref() == Some("timeout")
+        ));
+        assert!(events.so_far(8).is_empty());
+        drop(playing);
+        assert!(events.so_far(7).is_empty(), "forgotten once it ends");
     }
 }

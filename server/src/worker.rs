@@ -689,17 +689,10 @@ async fn play(
                 cancel: thread_cancel.clone(),
             })
             .collect();
+        let _playing = events.play(match_id);
         let mut observe = |game: u8, turn: &arbiter_referee::replay::TurnRecord| {
-            if !events.watched() {
-                return;
-            }
-            events.send(Event::Turn {
-                id: match_id,
-                game,
-                side: u8::from(turn.side),
-                action: turn.action.clone(),
-                fault: turn.fault.map(|f| f.as_str().to_string()),
-            });
+            let fault = turn.fault.map(|f| f.as_str());
+            events.turn(match_id, game, u8::from(turn.side), turn.action.as_deref(), fault);
         };
         let played = play_match_observed(&settings, [&entrants[0], &entrants[1]], &mut observe)
             .map_err(|e| WorkerError::Host(format!("the referee could not play the match: {e}")))?;

@@ -34,8 +34,9 @@
     return n === undefined || n === null ? '' : n.toLocaleString('en') + ' fuel';
   }
 
-  // One game's panel: caption, board, disc counts, move list.
-  function Leg(viewer, replay, game, index) {
+  // One game's panel: caption, board, disc counts, move list. A live leg
+  // (of a match still being played) has no result yet.
+  function Leg(viewer, replay, game, index, live) {
     this.viewer = viewer;
     this.replay = replay;
     this.game = game;
@@ -45,6 +46,7 @@
     var names = replay.participants.map(function (p) { return p.name; });
     this.names = [names[game.sides[0]], names[game.sides[1]]];
     this.colours = this.othello ? ['Black', 'White'] : ['X', 'O'];
+    this.live = Boolean(live);
 
     var root = el('section', { class: 'leg', 'data-leg': String(index), 'aria-label': 'Game ' + (index + 1) });
     var head = el('h3', { class: 'leg-title' });
@@ -63,8 +65,12 @@
     root.appendChild(this.status);
 
     var finish = el('p', { class: 'leg-finish muted' });
-    var reason = game.reason + (game.detail ? ' — ' + game.detail : '');
-    finish.textContent = 'Final: ' + game.scores[0] + '–' + game.scores[1] + ' (' + reason + ')';
+    if (live) {
+      finish.textContent = game.turns.length ? 'Being played…' : 'Not started yet.';
+    } else {
+      var reason = game.reason + (game.detail ? ' — ' + game.detail : '');
+      finish.textContent = 'Final: ' + game.scores[0] + '–' + game.scores[1] + ' (' + reason + ')';
+    }
     root.appendChild(finish);
     if (!this.built.agrees || this.built.illegal) {
       var warn = el('p', { class: 'error-box replay-mismatch' },
@@ -207,7 +213,7 @@
     if (turn && turn.spent) {
       moveText += ' (' + ms(turn.spent.us) + (turn.spent.fuel !== undefined ? ', ' + fuel(turn.spent.fuel) : '') + ')';
     }
-    if (index === this.frames.length - 1) moveText += ' — end of the game';
+    if (index === this.frames.length - 1 && !this.live) moveText += ' — end of the game';
     this.status.textContent = moveText;
     this.root.dataset.frame = String(index);
     this.root.dataset.atEnd = String(index === this.frames.length - 1);
@@ -335,6 +341,47 @@
     else handled = false;
     if (handled) e.preventDefault();
   };
+
+  // The boards of a match being played: the replay so far (from the page),
+  // redrawn at its newest position as turns arrive from the event stream.
+  function LiveBoards(root, replay) {
+    this.root = root;
+    this.replay = replay;
+    this.turns = 0;
+    this.pending = false;
+    this.draw();
+  }
+
+  LiveBoards.prototype.draw = function () {
+    var self = this;
+    var stub = { go: function () {} };
+    var legs = el('div', { class: 'legs legs-' + this.replay.games.length });
+    this.legs = this.replay.games.map(function (game, i) {
+      var leg = new Leg(stub, self.replay, game, i, true);
+      legs.appendChild(leg.root);
+      leg.show(leg.frames.length - 1);
+      return leg;
+    });
+    this.root.textContent = '';
+    this.root.appendChild(legs);
+    this.root.dataset.turns = String(this.turns);
+    this.root.dataset.ready = 'true';
+  };
+
+  // Adds a `turn` event ({game, side, action, fault}); redraws at most
+  // every 150 ms.
+  LiveBoards.prototype.add = function (turn) {
+    var game = this.replay.games[Number(turn.game)];
+    if (!game) return;
+    game.turns.push({ side: Number(turn.side), action: turn.action, fault: turn.fault });
+    this.turns += 1;
+    if (this.pending) return;
+    this.pending = true;
+    var self = this;
+    window.setTimeout(function () { self.pending = false; self.draw(); }, 150);
+  };
+
+  window.ArbiterReplay = { LiveBoards: LiveBoards };
 
   function start() {
     var root = document.getElementById('replay');

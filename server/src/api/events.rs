@@ -73,6 +73,18 @@ impl Drop for StreamSlot {
         }
     }
 }
+/// An event as a server-sent event named after its type.
+fn sse(event: &Event) -> SseEvent {
+    let name = match event {
+        Event::MatchStarted { .. } => "match_started",
+        Event::Turn { .. } => "turn",
+        Event::MatchFinished { .. } => "match_finished",
+        Event::VersionChecked { .. } => "version_checked",
+    };
+    let data = serde_json::to_string(event).unwrap_or_default();
+    SseEvent::default().event(name).data(data)
+}
+
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
     Router::new().route("/events", get(stream))
@@ -94,8 +106,10 @@ fn concerns(event: &Event, match_id: Option<i64>) -> bool {
 }
 
 /// `GET /api/events[?match=ID]`: a stream of JSON events (`match_started`,
-/// `turn`, `match_finished`, `version_checked`). A watcher that falls behind
-/// gets a `lagged` event and continues. 404 for a match that does not
+/// `turn`, `match_finished`, `version_checked`). With `?match=` of a match
+/// this server is playing, the stream starts with the turns played so far
+/// (each `turn` has its number `n` in the match). A watcher that falls
+/// behind gets a `lagged` event and continues. 404 for a match that does not
 /// exist; 429 past [`STREAMS_PER_ADDRESS`] streams from one address or
 /// [`STREAMS_IN_ALL`] in all.
 async fn stream(
@@ -113,23 +127,24 @@ async fn stream(
         }
     }
     let slot = state.streams.open(&address)?;
-    let events = BroadcastStream::new(state.core.events.subscribe()).filter_map(move |item| {
+    // Subscribe first, then take the turns so far: a turn sent in between
+    // is in both, and the live copy is skipped by its number.
+    let live = BroadcastStream::new(state.core.events.subscribe());
+    let so_far = filter
+        .match_id
+        .map(|id| state.core.events.so_far(id))
+        .unwrap_or_default();
+    let seen = so_far.len();
+    let earlier = tokio_stream::iter(so_far.into_iter().map(|event| Ok(sse(&event))));
+    let events = earlier.chain(live.filter_map(move |item| {
         // Held as long as the stream: dropped when the client goes.
         let _slot = &slot;
         match item {
-            Ok(event) if concerns(&event, filter.match_id) => {
-                let name = match &event {
-                    Event::MatchStarted { .. } => "match_started",
-                    Event::Turn { .. } => "turn",
-                    Event::MatchFinished { .. } => "match_finished",
-                    Event::VersionChecked { .. } => "version_checked",
-                };
-                let data = serde_json::to_string(&event).unwrap_or_default();
-                Some(Ok(SseEvent::default().event(name).data(data)))
-            }
+            Ok(Event::Turn { n, .. }) if n < seen => None,
+            Ok(event) if concerns(&event, filter.match_id) => Some(Ok(sse(&event))),
             Ok(_) => None,
             Err(_) => Some(Ok(SseEvent::default().event("lagged").data("{}"))),
         }
-    });
+    }));
     Ok(Sse::new(events).keep_alive(KeepAlive::default()))
 }

@@ -64,8 +64,46 @@ struct MatchPage {
     has_replay: bool,
     othello: bool,
     live: bool,
+    /// While live: the replay so far (no turns yet), which the page's
+    /// script fills from the event stream to draw the boards.
+    live_replay: String,
     logs: Vec<LogView>,
     owner: bool,
+}
+
+/// The start of a match's replay as the live boards need it: the game, the
+/// mode, the participants and each game's opening (the same seeded opening
+/// in both Othello legs), with no turns yet.
+fn live_replay(ladder: &str, seed: u64, names: &[String; 2]) -> String {
+    let Ok(variant) = crate::ladders::parse(ladder) else {
+        return String::new();
+    };
+    let record = match variant {
+        arbiter_games::Variant::Othello(mode) => {
+            use arbiter_games::Game;
+            let opening = arbiter_games::othello::Othello::new(mode, seed).record();
+            serde_json::json!({ "opening_moves": opening["opening_moves"] })
+        }
+        _ => serde_json::json!({}),
+    };
+    let games: Vec<Value> = (0..2u8)
+        .map(|index| {
+            serde_json::json!({
+                "index": index,
+                "sides": if index == 0 { [0, 1] } else { [1, 0] },
+                "turns": [],
+                "record": record,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "format": "arbiter-replay-live",
+        "game": variant.game(),
+        "mode": variant.mode(),
+        "participants": [{ "name": names[0] }, { "name": names[1] }],
+        "games": games,
+    })
+    .to_string()
 }
 
 /// `1 234 567`: a number with thin spaces between thousands.
@@ -234,6 +272,15 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
     }
 
     let live = matches!(row.status.as_str(), "queued" | "running");
+    let live_replay = if live {
+        let seed: i64 = sqlx::query_scalar("SELECT seed FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_one(&state.core.db.pool)
+            .await?;
+        live_replay(&row.ladder, u64::try_from(seed).unwrap_or_default(), &names)
+    } else {
+        String::new()
+    };
     Ok(render(&MatchPage {
         nav: viewer.nav("matches"),
         title: format!("Match {id}: {} vs {}", participants[0].bot, participants[1].bot),
@@ -245,6 +292,7 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         games,
         has_replay,
         live,
+        live_replay,
         logs,
         owner,
     }))
