@@ -19,10 +19,12 @@
 //! - Ratings are derived data: replaying the log of rated matches in order
 //!   gives the stored ratings ([`ratings::recompute`]).
 
+pub mod accounts;
 pub mod api;
 pub mod auth;
 pub mod blobs;
 pub mod bots;
+pub mod challenges;
 pub mod check;
 pub mod crosstable;
 pub mod db;
@@ -38,6 +40,8 @@ pub mod server;
 pub mod simulate;
 pub mod site;
 pub mod stats;
+pub mod tournaments;
+pub mod uploads;
 pub mod versions;
 pub mod worker;
 

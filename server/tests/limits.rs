@@ -201,3 +201,57 @@ async fn unfinished_requests_are_not_held_open() {
         "a stalled body is refused, not served: {answer}"
     );
 }
+
+/// A tournament, its entries and its matches are written together: when
+/// queuing one of its matches fails, nothing of it is left. (The matches
+/// used to be queued after the tournament was committed, so a failure
+/// half-way left a tournament with some of its matches.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tournament_that_fails_half_way_leaves_nothing() {
+    let server = Options::on(Backend::Sqlite).workers(0).schedule(false).start().await;
+    let alice = server.signup("alice").await;
+    let db = server.db().await;
+    // The third match of any tournament cannot be inserted.
+    sqlx::query(
+        "CREATE TRIGGER third_match_fails BEFORE INSERT ON matches \
+         WHEN NEW.tournament_id IS NOT NULL \
+           AND (SELECT COUNT(*) FROM matches WHERE tournament_id = NEW.tournament_id) >= 2 \
+         BEGIN SELECT RAISE(ABORT, 'injected failure'); END",
+    )
+    .execute(&db.pool)
+    .await
+    .expect("the trigger");
+    let before = [
+        server.count("tournaments").await,
+        server.count("tournament_entries").await,
+        server.count("matches").await,
+    ];
+    let (status, body) = alice
+        .post_json(
+            "/api/tournaments",
+            &serde_json::json!({"name": "half", "ladder": "othello:std", "bots": ["othello-random", "othello-greedy", "othello-ab-weak"], "matches_per_pair": 1}),
+        )
+        .await;
+    assert_eq!(status.as_u16(), 500, "{body}");
+    let after = [
+        server.count("tournaments").await,
+        server.count("tournament_entries").await,
+        server.count("matches").await,
+    ];
+    assert_eq!(after, before, "tournaments, entries, matches: nothing of it is left");
+
+    // Without the trigger the same request makes all three matches.
+    sqlx::query("DROP TRIGGER third_match_fails")
+        .execute(&db.pool)
+        .await
+        .expect("drop");
+    let (status, body) = alice
+        .post_json(
+            "/api/tournaments",
+            &serde_json::json!({"name": "whole", "ladder": "othello:std", "bots": ["othello-random", "othello-greedy", "othello-ab-weak"], "matches_per_pair": 1}),
+        )
+        .await;
+    assert_eq!(status.as_u16(), 201, "{body}");
+    assert_eq!(body["tournament"]["matches"], 3);
+    assert_eq!(server.count("matches").await, before[2] + 3);
+}

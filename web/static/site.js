@@ -195,7 +195,7 @@
         return;
       }
       var data = new FormData(form);
-      data.append('csrf', csrf());
+      if (!data.has('csrf')) data.append('csrf', csrf());
       show('verdict', true);
       show('verdict-reason', false);
       show('verdict-stderr', false);
@@ -225,7 +225,27 @@
 
   // --- A running match: live moves over server-sent events. -----------------
 
+  // The live boards, when the page carries the replay so far and the
+  // replay viewer is loaded.
+  function liveBoards() {
+    var root = document.getElementById('live-board');
+    if (!root || !root.dataset.replaySoFar || !window.ArbiterReplay || !window.ArbiterGames) return null;
+    try {
+      return new window.ArbiterReplay.LiveBoards(root, JSON.parse(root.dataset.replaySoFar));
+    } catch (e) {
+      return null;
+    }
+  }
+
   function followMatch(section) {
+    // replay.js may run after this script: the boards are made on first use.
+    var boards;
+    function board() {
+      if (boards === undefined) boards = liveBoards();
+      return boards;
+    }
+    if (document.readyState === 'complete') board();
+    else window.addEventListener('load', board);
     var list = document.getElementById('live-moves');
     var status = document.getElementById('live-status');
     var statusUrl = section.dataset.statusUrl;
@@ -241,12 +261,22 @@
       window.setTimeout(function () { window.location.reload(); }, 600);
     }
 
+    // The header's status badge follows the match once it starts.
+    function running() {
+      if (count === 0) status.textContent = 'Being played…';
+      var badge = document.querySelector('#match-score .status');
+      if (badge && badge.textContent !== 'running') {
+        badge.textContent = 'running';
+        badge.className = 'status status-running';
+      }
+    }
+
     function check() {
       if (done) return;
       api('GET', statusUrl).then(function (answer) {
         var s = answer.match && answer.match.status;
         if (s === 'finished' || s === 'failed') finish();
-        else if (s === 'running' && count === 0) status.textContent = 'Being played…';
+        else if (s === 'running') running();
       }).catch(function () { /* the next check retries */ });
     }
 
@@ -254,11 +284,13 @@
       source = new EventSource(section.dataset.events);
       // The match may have finished before the stream opened: check once.
       source.addEventListener('open', check);
-      source.addEventListener('match_started', function () { status.textContent = 'Being played…'; });
+      source.addEventListener('match_started', running);
       source.addEventListener('turn', function (event) {
         var turn;
         try { turn = JSON.parse(event.data); } catch (e) { return; }
         count += 1;
+        if (count === 1) running();
+        if (board()) board().add(turn);
         var li = document.createElement('li');
         // Participant 0 takes side 0 in game 0 and side 1 in game 1.
         var game = Number(turn.game);

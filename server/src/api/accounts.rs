@@ -16,11 +16,14 @@
 //! (`X-CSRF-Token` header or `csrf` JSON field). API clients sending
 //! `Authorization: Bearer` need neither: a browser cannot forge that header.
 
-use crate::auth::{
-    self, Caller, ClientIp, SessionCookie, Via, create_session, end_session, hash_password, issue_api_token,
-    rate_limit, rate_limit_event, sent_csrf, session_secret, sweep_sessions, verify_password,
+use crate::accounts::{self, SignedIn};
+pub use crate::accounts::{
+    Credentials, NAME_MAX, NAME_MIN, PASSWORD_MAX, PASSWORD_MIN, SIGNINS_PER_IP_PER_MINUTE,
+    SIGNINS_PER_NAME_AND_IP_PER_MINUTE, SIGNINS_PER_NAME_PER_MINUTE, SIGNUPS_PER_IP_PER_HOUR, name_key,
 };
-use crate::db::now_ms;
+use crate::auth::{
+    self, Caller, ClientIp, SessionCookie, Via, end_session, issue_api_token, sent_csrf, session_secret,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
 use axum::extract::rejection::JsonRejection;
@@ -35,31 +38,6 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use sqlx::Row;
-use std::sync::OnceLock;
-
-/// Shortest user name.
-pub const NAME_MIN: usize = 3;
-/// Longest user name.
-pub const NAME_MAX: usize = 32;
-/// Shortest password, in characters.
-pub const PASSWORD_MIN: usize = 8;
-/// Longest password, in characters (Argon2 time grows with it).
-pub const PASSWORD_MAX: usize = 256;
-/// Sign-ups from one address per hour.
-pub const SIGNUPS_PER_IP_PER_HOUR: i64 = 30;
-/// Failed sign-ins for one name from one address per minute (a right one
-/// is not counted): a guesser is slowed down where it guesses, and the
-/// owner, signing in from elsewhere, is not locked out by it.
-pub const SIGNINS_PER_NAME_AND_IP_PER_MINUTE: i64 = 10;
-/// Failed sign-ins for one name from all addresses per minute: high enough
-/// that no single address (see [`SIGNINS_PER_IP_PER_MINUTE`]) can reach it.
-pub const SIGNINS_PER_NAME_PER_MINUTE: i64 = 100;
-/// Failed sign-ins from one address per minute (a right one is not counted).
-pub const SIGNINS_PER_IP_PER_MINUTE: i64 = 30;
-
-const MINUTE_MS: i64 = 60 * 1000;
-const HOUR_MS: i64 = 60 * MINUTE_MS;
-const BAD_CREDENTIALS: &str = "wrong name or password";
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
@@ -138,59 +116,11 @@ impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalJ
     }
 }
 
-/// Checks a user name: 3–32 ASCII letters, digits, `_` or `-`.
-pub fn validate_name(name: &str) -> ApiResult<()> {
-    let well_formed = (NAME_MIN..=NAME_MAX).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if well_formed {
-        Ok(())
-    } else {
-        Err(ApiError::BadRequest(format!(
-            "a user name is {NAME_MIN} to {NAME_MAX} characters, each a letter (A-Z, a-z), a digit, `_` or `-`"
-        )))
-    }
-}
-
-/// Checks a new password: 8–256 characters.
-pub fn validate_password(password: &str) -> ApiResult<()> {
-    let length = password.chars().count();
-    if (PASSWORD_MIN..=PASSWORD_MAX).contains(&length) {
-        Ok(())
-    } else {
-        Err(ApiError::BadRequest(format!(
-            "a password is {PASSWORD_MIN} to {PASSWORD_MAX} characters long"
-        )))
-    }
-}
-
-/// The key that makes names unique regardless of case.
-pub fn name_key(name: &str) -> String {
-    name.to_ascii_lowercase()
-}
-
-/// A name and a password, to sign up or sign in.
-#[derive(Deserialize)]
-pub struct Credentials {
-    /// The user name.
-    pub name: String,
-    /// The password, in clear.
-    pub password: String,
-}
-
 /// A body that may carry the CSRF token.
 #[derive(Debug, Default, Deserialize)]
 pub struct CsrfField {
     /// The session's CSRF token.
     pub csrf: Option<String>,
-}
-
-/// Runs `f` on the blocking pool (for Argon2).
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> ApiResult<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| ApiError::Internal(format!("a blocking task failed: {e}")))
 }
 
 /// `Cache-Control: no-store`, for answers that carry secrets.
@@ -205,58 +135,8 @@ async fn sign_up(
     headers: HeaderMap,
     JsonBody(body): JsonBody<Credentials>,
 ) -> ApiResult<Response> {
-    validate_name(&body.name)?;
-    validate_password(&body.password)?;
-    let key = name_key(&body.name);
-    let taken = |name: &str| ApiError::Conflict(format!("the name {name} is taken"));
-    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM users WHERE name_key = $1")
-        .bind(&key)
-        .fetch_optional(&state.core.db.pool)
-        .await?;
-    if exists.is_some() {
-        return Err(taken(&body.name));
-    }
-    rate_limit(&state, &format!("signup:{ip}"), SIGNUPS_PER_IP_PER_HOUR, HOUR_MS).await?;
-    let password = body.password;
-    let hash = blocking(move || hash_password(&password)).await??;
-    let inserted = sqlx::query(
-        "INSERT INTO users (name, name_key, password_hash, is_house, created_ms) VALUES ($1, $2, $3, 0, $4) RETURNING id",
-    )
-    .bind(&body.name)
-    .bind(&key)
-    .bind(hash)
-    .bind(now_ms())
-    .fetch_one(&state.core.db.pool)
-    .await;
-    let id: i64 = match inserted {
-        Ok(row) => row.try_get(0)?,
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Err(taken(&body.name)),
-        Err(e) => return Err(e.into()),
-    };
-    if let Some(old) = session_secret(&headers) {
-        end_session(&state, &old).await?;
-    }
-    let (secret, csrf) = create_session(&state, id).await?;
-    let body = json!({ "ok": true, "user": { "id": id, "name": body.name }, "csrf": csrf });
-    Ok((
-        StatusCode::CREATED,
-        SessionCookie::set(secret, state.config.secure_cookies),
-        no_store(),
-        Json(body),
-    )
-        .into_response())
-}
-
-/// A hash to verify against when the name is unknown, so a wrong name takes
-/// as long as a wrong password.
-async fn decoy_hash() -> ApiResult<&'static str> {
-    static DECOY: OnceLock<String> = OnceLock::new();
-    if let Some(hash) = DECOY.get() {
-        return Ok(hash);
-    }
-    let secret = auth::new_secret()?;
-    let hash = blocking(move || hash_password(&secret)).await??;
-    Ok(DECOY.get_or_init(|| hash))
+    let signed_in = accounts::sign_up(&state, &ip, &body, session_secret(&headers)).await?;
+    Ok((StatusCode::CREATED, signed_in_answer(&state, signed_in)?).into_response())
 }
 
 /// `POST /sessions`: signs in with a name and a password.
@@ -266,58 +146,19 @@ async fn sign_in(
     headers: HeaderMap,
     JsonBody(body): JsonBody<Credentials>,
 ) -> ApiResult<Response> {
-    let ip_event = rate_limit_event(&state, &format!("signin-ip:{ip}"), SIGNINS_PER_IP_PER_MINUTE, MINUTE_MS).await?;
-    if validate_name(&body.name).is_err() || body.password.chars().count() > PASSWORD_MAX {
-        return Err(ApiError::Unauthorized(BAD_CREDENTIALS.into()));
-    }
-    let key = name_key(&body.name);
-    let here_event = rate_limit_event(
-        &state,
-        &format!("signin-name-ip:{key}:{ip}"),
-        SIGNINS_PER_NAME_AND_IP_PER_MINUTE,
-        MINUTE_MS,
-    )
-    .await?;
-    let name_event = rate_limit_event(
-        &state,
-        &format!("signin-name:{key}"),
-        SIGNINS_PER_NAME_PER_MINUTE,
-        MINUTE_MS,
-    )
-    .await?;
-    let row = sqlx::query("SELECT id, name, password_hash FROM users WHERE name_key = $1")
-        .bind(&key)
-        .fetch_optional(&state.core.db.pool)
-        .await?;
-    let user = match row {
-        Some(row) => Some((
-            row.try_get::<i64, _>(0)?,
-            row.try_get::<String, _>(1)?,
-            row.try_get::<String, _>(2)?,
-        )),
-        None => None,
-    };
-    let hash = match &user {
-        Some((_, _, hash)) if !hash.is_empty() => hash.clone(),
-        _ => decoy_hash().await?.to_owned(),
-    };
-    let password = body.password;
-    let right = blocking(move || verify_password(&password, &hash)).await?;
-    let (id, name) = match user {
-        Some((id, name, hash)) if right && !hash.is_empty() => (id, name),
-        _ => return Err(ApiError::Unauthorized(BAD_CREDENTIALS.into())),
-    };
-    ip_event.forgive(&state).await?;
-    here_event.forgive(&state).await?;
-    name_event.forgive(&state).await?;
-    if let Some(old) = session_secret(&headers) {
-        end_session(&state, &old).await?;
-    }
-    sweep_sessions(&state, id).await?;
-    let (secret, csrf) = create_session(&state, id).await?;
-    let body = json!({ "ok": true, "user": { "id": id, "name": name }, "csrf": csrf });
+    let signed_in = accounts::sign_in(&state, &ip, &body, session_secret(&headers)).await?;
+    signed_in_answer(&state, signed_in)
+}
+
+/// The session cookie and `{user, csrf}` of a new session.
+fn signed_in_answer(state: &AppState, signed_in: SignedIn) -> ApiResult<Response> {
+    let body = json!({
+        "ok": true,
+        "user": { "id": signed_in.user_id, "name": signed_in.name },
+        "csrf": signed_in.csrf,
+    });
     Ok((
-        SessionCookie::set(secret, state.config.secure_cookies),
+        SessionCookie::set(signed_in.secret, state.config.secure_cookies),
         no_store(),
         Json(body),
     )
@@ -490,6 +331,7 @@ fn authority_with_port(scheme: &str, authority: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::accounts::{validate_name, validate_password};
 
     #[test]
     fn names_follow_the_rule() {

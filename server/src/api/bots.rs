@@ -1,11 +1,11 @@
 //! Bots and versions: upload, list, inspect, retire.
 
 use crate::api::accounts::OptionalJsonBody;
-use crate::auth::{Caller, MaybeCaller, rate_limit, sent_csrf};
-use crate::blobs::sha256_hex;
+use crate::auth::{Caller, MaybeCaller, sent_csrf};
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
-use crate::{ladders, versions};
+use crate::uploads::{self, read_upload};
+use crate::versions;
 use axum::extract::{Multipart, Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
@@ -13,11 +13,7 @@ use axum::{Json, Router};
 use serde_json::{Value, json};
 use sqlx::Row;
 
-/// Room for the form's other fields and boundaries on top of the module.
-pub const FORM_OVERHEAD: usize = 64 * 1024;
-
-/// Uploads per user per minute.
-pub const UPLOADS_PER_MINUTE: i64 = 10;
+pub use crate::uploads::{FORM_OVERHEAD, UPLOADS_PER_MINUTE, valid_bot_name};
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
@@ -26,75 +22,6 @@ pub fn router() -> Router<AppState> {
         .route("/bots/{name}", get(detail))
         .route("/bots/{name}/retire", post(retire))
         .route("/versions/{id}", get(version))
-}
-
-/// Checks a bot name: 3–32 letters, digits, `_` or `-`.
-pub fn valid_bot_name(name: &str) -> Result<(), ApiError> {
-    let ok = (3..=32).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if ok {
-        Ok(())
-    } else {
-        Err(ApiError::BadRequest(
-            "a bot name has 3 to 32 characters: letters, digits, `_` and `-`".into(),
-        ))
-    }
-}
-
-/// What an upload form carries.
-struct Upload {
-    name: Option<String>,
-    ladders: Vec<String>,
-    module: Option<Vec<u8>>,
-    csrf: Option<String>,
-}
-
-async fn read_upload(mut form: Multipart, limit: usize) -> ApiResult<Upload> {
-    let mut upload = Upload {
-        name: None,
-        ladders: Vec::new(),
-        module: None,
-        csrf: None,
-    };
-    let body_error = |e: axum::extract::multipart::MultipartError| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::TooLarge(format!("the upload is larger than {} MiB", limit / (1024 * 1024)))
-        } else {
-            ApiError::BadRequest(format!("malformed multipart form: {}", e.body_text()))
-        }
-    };
-    while let Some(field) = form.next_field().await.map_err(body_error)? {
-        let field_name = field.name().unwrap_or("").to_string();
-        match field_name.as_str() {
-            "module" => {
-                let bytes = field.bytes().await.map_err(body_error)?;
-                if bytes.len() > limit {
-                    return Err(ApiError::TooLarge(format!(
-                        "the module is {} bytes; the limit is {limit}",
-                        bytes.len()
-                    )));
-                }
-                upload.module = Some(bytes.to_vec());
-            }
-            "name" | "ladders" | "ladder" | "csrf" => {
-                let text = field.text().await.map_err(body_error)?;
-                match field_name.as_str() {
-                    "name" => upload.name = Some(text.trim().to_string()),
-                    "csrf" => upload.csrf = Some(text),
-                    _ => upload.ladders.extend(
-                        text.split([',', ' '])
-                            .map(str::trim)
-                            .filter(|s| !s.is_empty())
-                            .map(String::from),
-                    ),
-                }
-            }
-            other => return Err(ApiError::BadRequest(format!("unexpected form field {other:?}"))),
-        }
-    }
-    Ok(upload)
 }
 
 /// `POST /api/bots` (multipart: `name`, `ladders`, `module`): creates the
@@ -120,92 +47,18 @@ async fn upload(
             limit / (1024 * 1024)
         )));
     }
-    let upload = read_upload(form, limit).await?;
-    caller.check_csrf(sent_csrf(&headers, upload.csrf.as_deref()))?;
-    let name = upload
-        .name
-        .ok_or_else(|| ApiError::BadRequest("the form needs a `name` field".into()))?;
-    valid_bot_name(&name)?;
-    if upload.ladders.is_empty() {
-        return Err(ApiError::BadRequest(format!(
-            "tick at least one ladder (`ladders` field): {}",
-            ladders::names().join(", ")
-        )));
-    }
-    let mut ladder_names = Vec::new();
-    for ladder in &upload.ladders {
-        let name = ladders::name(ladders::parse(ladder)?);
-        if !ladder_names.contains(&name) {
-            ladder_names.push(name);
-        }
-    }
-    let module = upload
-        .module
-        .ok_or_else(|| ApiError::BadRequest("the form needs a `module` file (.wasm)".into()))?;
-    if !module.starts_with(b"\0asm") {
-        return Err(ApiError::BadRequest(
-            "the module is not WebAssembly (a .wasm file starts with \\0asm): build it with --target wasm32-wasip1"
-                .into(),
-        ));
-    }
-    rate_limit(
-        &state,
-        &format!("upload:{}", caller.user_id),
-        UPLOADS_PER_MINUTE,
-        60_000,
-    )
-    .await?;
-    let sandbox = state.core.sandbox.clone();
-    let checked = {
-        let module = module.clone();
-        tokio::task::spawn_blocking(move || sandbox.check(&module))
-            .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?
-    };
-    if let Err(error) = checked {
-        if error.is_host_failure() {
-            return Err(ApiError::Internal(error.to_string()));
-        }
-        return Err(ApiError::BadRequest(format!("the module was refused: {error}")));
-    }
-    let sha256 = sha256_hex(&module);
-    let module_len = module.len();
-    let stored = state.core.blobs.run(move |blobs| blobs.put(&module)).await?;
-    debug_assert_eq!(stored, sha256);
-
-    let mut tx = state.core.db.begin_write().await?;
-    let bot_id = match versions::find_bot(&mut tx, &name).await? {
-        Some((id, owner)) if owner == caller.user_id => id,
-        Some(_) => return Err(ApiError::Forbidden(format!("the bot {name} belongs to someone else"))),
-        None => versions::ensure_bot(&mut tx, caller.user_id, &name).await?,
-    };
-    let duplicate: Option<i64> = sqlx::query_scalar("SELECT number FROM versions WHERE bot_id = $1 AND sha256 = $2")
-        .bind(bot_id)
-        .bind(&sha256)
-        .fetch_optional(&mut *tx)
-        .await?;
-    if let Some(number) = duplicate {
-        return Err(ApiError::Conflict(format!(
-            "this module is already version {number} of {name}"
-        )));
-    }
-    let version_id = versions::insert_version(&mut tx, bot_id, &sha256, module_len, &ladder_names, "checking").await?;
-    sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
-        .bind(bot_id)
-        .execute(&mut *tx)
-        .await?;
-    let number: i64 = sqlx::query_scalar("SELECT number FROM versions WHERE id = $1")
-        .bind(version_id)
-        .fetch_one(&mut *tx)
-        .await?;
-    tx.commit().await?;
-    versions::wake_checker();
+    let form = read_upload(form, limit).await?;
+    caller.check_csrf(sent_csrf(&headers, form.csrf.as_deref()))?;
+    let uploaded = uploads::upload(&state, caller.user_id, form.upload).await?;
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({
             "ok": true,
-            "bot": {"id": bot_id, "name": name},
-            "version": {"id": version_id, "number": number, "sha256": sha256, "status": "checking", "ladders": ladder_names},
+            "bot": {"id": uploaded.bot_id, "name": uploaded.name},
+            "version": {
+                "id": uploaded.version_id, "number": uploaded.number, "sha256": uploaded.sha256,
+                "status": "checking", "ladders": uploaded.ladders,
+            },
         })),
     ))
 }

@@ -1,93 +1,30 @@
-//! Challenges: a signed-in user asks for a match between one of their bots
-//! and any other bot on a ladder both play; it jumps the queue.
+//! `POST /api/challenges`: the JSON face of [`crate::challenges`].
 
 use crate::api::accounts::JsonBody;
-use crate::auth::{Caller, rate_limit, sent_csrf};
-use crate::error::{ApiError, ApiResult};
+use crate::auth::{Caller, sent_csrf};
+use crate::challenges::{self, ChallengeRequest};
+use crate::error::ApiResult;
 use crate::server::AppState;
-use arbiter_games::{BadBudget, Budget, Variant};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-/// Challenges per user per minute.
-pub const CHALLENGES_PER_MINUTE: i64 = 5;
-/// Queue priority of a challenge (ranked matches have 0).
-pub const CHALLENGE_PRIORITY: i64 = 10;
+pub use crate::challenges::{CHALLENGE_PRIORITY, CHALLENGES_PER_MINUTE};
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
     Router::new().route("/challenges", post(create))
 }
 
-/// The body of a challenge.
+/// The body of a challenge: the request and the session's CSRF token.
 #[derive(serde::Deserialize)]
 struct Challenge {
-    /// The caller's bot.
-    bot: String,
-    /// The bot challenged.
-    opponent: String,
-    /// The ladder, e.g. `othello:std`.
-    ladder: String,
-    /// `ladder` (the default) for the ladder's time control, or one of its
-    /// longer ones as `MOVE_MS/BANK_MS`, e.g. `10000/60000`.
-    #[serde(default)]
-    time: Option<String>,
+    #[serde(flatten)]
+    request: ChallengeRequest,
     #[serde(default)]
     csrf: Option<String>,
-}
-
-/// One of `variant`'s longer time controls, written `MOVE_MS/BANK_MS`; 400
-/// naming the ones there are otherwise.
-pub fn longer_budget(variant: Variant, text: &str) -> ApiResult<Budget> {
-    let offered = variant.longer_budgets();
-    let list = || offered.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
-    let budget: Budget = text
-        .parse()
-        .map_err(|e: BadBudget| ApiError::BadRequest(format!("{e}; {variant} offers ladder, {}", list())))?;
-    if offered.contains(&budget) {
-        Ok(budget)
-    } else {
-        Err(ApiError::BadRequest(format!(
-            "time control {budget} is not offered on {variant}: choose ladder or one of {}",
-            list()
-        )))
-    }
-}
-
-/// The active version of bot `name` on `ladder`, with its owner.
-pub async fn active_version(state: &AppState, name: &str, ladder: &str) -> ApiResult<(i64, i64)> {
-    let row: Option<(i64, i64)> = sqlx::query_as(
-        "SELECT v.id, b.owner_id FROM bots b JOIN versions v ON v.bot_id = b.id \
-         JOIN version_ladders l ON l.version_id = v.id \
-         WHERE b.name_key = $1 AND v.status = 'active' AND l.ladder = $2 ORDER BY v.number DESC LIMIT 1",
-    )
-    .bind(name.to_lowercase())
-    .bind(ladder)
-    .fetch_optional(&state.core.db.pool)
-    .await?;
-    match row {
-        Some(found) => Ok(found),
-        None => {
-            let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE name_key = $1")
-                .bind(name.to_lowercase())
-                .fetch_optional(&state.core.db.pool)
-                .await?;
-            match exists {
-                Some(_) => Err(ApiError::Conflict(format!("{name} has no active version on {ladder}"))),
-                None => Err(ApiError::not_found(format!("bot {name:?}"))),
-            }
-        }
-    }
-}
-
-/// A random match seed.
-pub fn random_seed() -> Result<i64, ApiError> {
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).map_err(|e| ApiError::Internal(format!("no randomness: {e}")))?;
-    Ok(i64::from_le_bytes(bytes) & i64::MAX)
 }
 
 /// `POST /api/challenges` {bot, opponent, ladder, time?}: queues a match
@@ -100,47 +37,7 @@ async fn create(
     JsonBody(body): JsonBody<Challenge>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
-    let variant = crate::ladders::parse(&body.ladder)?;
-    let ladder = crate::ladders::name(variant);
-    let budget = match body.time.as_deref().map(str::trim) {
-        None | Some("") | Some("ladder") => None,
-        Some(text) => Some(longer_budget(variant, text)?),
-    };
-    let owner: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name_key = $1")
-        .bind(body.bot.to_lowercase())
-        .fetch_optional(&state.core.db.pool)
-        .await?;
-    match owner {
-        None => return Err(ApiError::not_found(format!("bot {:?}", body.bot))),
-        Some(owner) if owner != caller.user_id => {
-            return Err(ApiError::Forbidden(format!("{} is not your bot", body.bot)));
-        }
-        Some(_) => {}
-    }
-    let (mine, _) = active_version(&state, &body.bot, &ladder).await?;
-    let (theirs, _) = active_version(&state, &body.opponent, &ladder).await?;
-    if body.bot.eq_ignore_ascii_case(&body.opponent) {
-        return Err(ApiError::BadRequest("a bot cannot challenge itself".into()));
-    }
-    rate_limit(
-        &state,
-        &format!("challenge:{}", caller.user_id),
-        CHALLENGES_PER_MINUTE,
-        60_000,
-    )
-    .await?;
-    let new = crate::worker::NewMatch {
-        ladder: &ladder,
-        a_version: mine,
-        b_version: theirs,
-        seed: random_seed()?,
-        kind: "challenge",
-        priority: CHALLENGE_PRIORITY,
-        tournament_id: None,
-        budget,
-    };
-    let id = crate::worker::enqueue(&state.core.db, &new).await?;
-    crate::worker::wake_workers();
+    let id = challenges::create(&state, caller.user_id, &body.request).await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"ok": true, "match": {"id": id, "url": format!("/api/matches/{id}")}})),

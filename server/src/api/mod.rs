@@ -43,7 +43,7 @@ pub fn router(state: AppState) -> Router {
         .fallback(|| async { ApiError::NotFound("no such API endpoint".into()) });
     Router::new()
         .nest("/api", api)
-        .merge(crate::site::router())
+        .merge(crate::site::router(upload_limit))
         .route("/metrics", get(metrics))
         .layer(axum::middleware::from_fn_with_state(state.clone(), count_request))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

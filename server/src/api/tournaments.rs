@@ -1,11 +1,13 @@
-//! Round-robin tournaments with a crosstable.
+//! Round-robin tournaments with a crosstable: the JSON face of
+//! [`crate::tournaments`].
+
+pub use crate::tournaments::TOURNAMENT_PRIORITY;
 
 use crate::api::accounts::JsonBody;
-use crate::api::challenges::{active_version, random_seed};
-use crate::auth::{Caller, rate_limit, sent_csrf};
-use crate::db::now_ms;
+use crate::auth::{Caller, sent_csrf};
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
+use crate::tournaments::{self, TournamentRequest};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::get;
@@ -14,9 +16,6 @@ use serde_json::{Value, json};
 use sqlx::Row;
 use std::collections::BTreeMap;
 
-/// Queue priority of tournament matches.
-pub const TOURNAMENT_PRIORITY: i64 = 5;
-
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -24,19 +23,13 @@ pub fn router() -> Router<AppState> {
         .route("/tournaments/{id}", get(detail))
 }
 
+/// The body of a new tournament: the request and the session's CSRF token.
 #[derive(serde::Deserialize)]
 struct NewTournament {
-    name: String,
-    ladder: String,
-    bots: Vec<String>,
-    #[serde(default = "one")]
-    matches_per_pair: i64,
+    #[serde(flatten)]
+    request: TournamentRequest,
     #[serde(default)]
     csrf: Option<String>,
-}
-
-fn one() -> i64 {
-    1
 }
 
 /// `POST /api/tournaments` {name, ladder, bots, matches_per_pair}: every pair
@@ -48,68 +41,10 @@ async fn create(
     JsonBody(body): JsonBody<NewTournament>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
-    let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > 80 {
-        return Err(ApiError::BadRequest("a tournament name has 1 to 80 characters".into()));
-    }
-    if !(1..=10).contains(&body.matches_per_pair) {
-        return Err(ApiError::BadRequest("matches_per_pair must be between 1 and 10".into()));
-    }
-    let mut bots = body.bots.clone();
-    bots.sort_by_key(|b| b.to_lowercase());
-    bots.dedup_by_key(|b| b.to_lowercase());
-    if !(2..=16).contains(&bots.len()) {
-        return Err(ApiError::BadRequest("a tournament has 2 to 16 different bots".into()));
-    }
-    let ladder = crate::ladders::name(crate::ladders::parse(&body.ladder)?);
-    let mut entries = Vec::new();
-    for bot in &bots {
-        entries.push(active_version(&state, bot, &ladder).await?.0);
-    }
-    rate_limit(&state, &format!("tournament:{}", caller.user_id), 2, 60_000).await?;
-    let mut tx = state.core.db.begin_write().await?;
-    let id: i64 = sqlx::query_scalar(
-        "INSERT INTO tournaments (ladder, name, owner_id, matches_per_pair, created_ms) VALUES ($1, $2, $3, $4, $5) RETURNING id",
-    )
-    .bind(&ladder)
-    .bind(name)
-    .bind(caller.user_id)
-    .bind(body.matches_per_pair)
-    .bind(now_ms())
-    .fetch_one(&mut *tx)
-    .await?;
-    for version in &entries {
-        sqlx::query("INSERT INTO tournament_entries (tournament_id, version_id) VALUES ($1, $2)")
-            .bind(id)
-            .bind(version)
-            .execute(&mut *tx)
-            .await?;
-    }
-    tx.commit().await?;
-    let mut queued = 0;
-    for (i, &a) in entries.iter().enumerate() {
-        for &b in &entries[i + 1..] {
-            for n in 0..body.matches_per_pair {
-                let (first, second) = if n % 2 == 0 { (a, b) } else { (b, a) };
-                let new = crate::worker::NewMatch {
-                    ladder: &ladder,
-                    a_version: first,
-                    b_version: second,
-                    seed: random_seed()?,
-                    kind: "tournament",
-                    priority: TOURNAMENT_PRIORITY,
-                    tournament_id: Some(id),
-                    budget: None,
-                };
-                crate::worker::enqueue(&state.core.db, &new).await?;
-                queued += 1;
-            }
-        }
-    }
-    crate::worker::wake_workers();
+    let created = tournaments::create(&state, caller.user_id, &body.request).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"ok": true, "tournament": {"id": id, "matches": queued}})),
+        Json(json!({"ok": true, "tournament": {"id": created.id, "matches": created.matches}})),
     ))
 }
 

@@ -1,5 +1,7 @@
 //! Pages with forms: sign-up, sign-in, account (API token, sign-out),
-//! upload and challenge. The forms are sent to the JSON API by `site.js`.
+//! upload and challenge. Each form posts to the site itself ([`super::forms`])
+//! and works without JavaScript; `site.js`, when it runs, sends it to the
+//! JSON API instead and stays on the page.
 
 use super::view::{self, When};
 use super::{Nav, SiteResult, Viewer, data, render};
@@ -48,30 +50,50 @@ struct SignPage {
     title: String,
     signup: bool,
     next: String,
+    /// The form's token (see [`super::forms::FormToken`]).
+    form_token: String,
+    /// The name typed before, when the form comes back with an error.
+    name: String,
+    /// What was wrong with the last attempt.
+    error: Option<String>,
+}
+
+/// The sign-up or sign-in page, with the name and error of a failed
+/// attempt, and the form token's cookie when the browser had none.
+pub(super) fn sign_page(
+    viewer: &Viewer,
+    signup: bool,
+    next: &str,
+    token: super::forms::FormToken,
+    name: &str,
+    error: Option<String>,
+) -> axum::response::Response {
+    let page = SignPage {
+        nav: viewer.nav(if signup { "signup" } else { "signin" }),
+        title: if signup { "Sign up" } else { "Sign in" }.into(),
+        signup,
+        next: safe_next(Some(next)),
+        form_token: token.value().to_owned(),
+        name: name.to_owned(),
+        error,
+    };
+    (token, render(&page)).into_response()
 }
 
 /// `GET /signup`.
-pub async fn signup(viewer: Viewer, Query(query): Query<NextQuery>) -> SiteResult {
-    Ok(render(&SignPage {
-        nav: viewer.nav("signup"),
-        title: "Sign up".into(),
-        signup: true,
-        next: safe_next(query.next.as_deref()),
-    }))
+pub async fn signup(viewer: Viewer, token: super::forms::FormToken, Query(query): Query<NextQuery>) -> SiteResult {
+    let next = safe_next(query.next.as_deref());
+    Ok(sign_page(&viewer, true, &next, token, "", None))
 }
 
 /// `GET /signin`.
-pub async fn signin(viewer: Viewer, Query(query): Query<NextQuery>) -> SiteResult {
-    Ok(render(&SignPage {
-        nav: viewer.nav("signin"),
-        title: "Sign in".into(),
-        signup: false,
-        next: safe_next(query.next.as_deref()),
-    }))
+pub async fn signin(viewer: Viewer, token: super::forms::FormToken, Query(query): Query<NextQuery>) -> SiteResult {
+    let next = safe_next(query.next.as_deref());
+    Ok(sign_page(&viewer, false, &next, token, "", None))
 }
 
 /// Sends a signed-out visitor to the sign-in page, then back.
-fn sign_in_first(viewer: &Viewer) -> SiteResult {
+pub(super) fn sign_in_first(viewer: &Viewer) -> SiteResult {
     let next: String = viewer
         .path
         .bytes()
@@ -98,18 +120,25 @@ struct AccountPage {
     name: String,
     since: When,
     bots: Vec<MyBot>,
+    /// A token just issued (shown once).
+    token: Option<String>,
 }
 
 /// `GET /account`.
 pub async fn account(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
+    account_page(&state, &viewer, None).await
+}
+
+/// The account page, showing `token` when one was just issued.
+pub(super) async fn account_page(state: &AppState, viewer: &Viewer, token: Option<String>) -> SiteResult {
     let Some(caller) = viewer.caller.clone() else {
-        return sign_in_first(&viewer);
+        return sign_in_first(viewer);
     };
     let created: i64 = sqlx::query_scalar("SELECT created_ms FROM users WHERE id = $1")
         .bind(caller.user_id)
         .fetch_one(&state.core.db.pool)
         .await?;
-    let bots = data::bots_of(&state, caller.user_id)
+    let bots = data::bots_of(state, caller.user_id)
         .await?
         .into_iter()
         .map(|(name, status, retired)| MyBot { name, status, retired })
@@ -120,6 +149,7 @@ pub async fn account(State(state): State<AppState>, viewer: Viewer) -> SiteResul
         name: caller.name,
         since: When::at(created),
         bots,
+        token,
     }))
 }
 

@@ -19,9 +19,10 @@
 //! | `/guide` | how to write a bot |
 //! | `/static/{file}` | embedded CSS, JavaScript and icon |
 //!
-//! Forms that change state are sent by `site.js` to the JSON API with the
-//! session's CSRF token (from `<meta name="csrf-token">`) in the
-//! `X-CSRF-Token` header; the site itself has no state-changing routes.
+//! Forms that change state post to the site itself ([`forms`]: a hidden
+//! CSRF field, then `303 See Other`), so they work with JavaScript off;
+//! when `site.js` runs it sends them to the JSON API instead, with the
+//! session's CSRF token in the `X-CSRF-Token` header.
 //!
 //! # Guarantees
 //!
@@ -37,6 +38,7 @@ mod assets;
 mod bots;
 mod chart;
 mod data;
+mod forms;
 mod guide;
 mod home;
 mod matches;
@@ -53,23 +55,30 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use std::convert::Infallible;
 
 /// The site's routes (everything outside `/api`), with an HTML 404 page as
-/// the fallback.
-pub fn router() -> Router<AppState> {
+/// the fallback; an upload form may be `upload_limit` bytes.
+pub fn router(upload_limit: usize) -> Router<AppState> {
     Router::new()
         .route("/", get(home::home))
         .route("/ladders/{ladder}", get(home::ladder))
         .route("/bots/{name}", get(bots::bot))
         .route("/matches/{id}", get(matches::page))
-        .route("/upload", get(account::upload))
+        .route(
+            "/upload",
+            get(account::upload)
+                .post(forms::upload)
+                .layer(axum::extract::DefaultBodyLimit::max(upload_limit)),
+        )
         .route("/account", get(account::account))
-        .route("/signup", get(account::signup))
-        .route("/signin", get(account::signin))
-        .route("/challenge", get(account::challenge))
-        .route("/tournaments", get(tournaments::list))
+        .route("/account/token", post(forms::issue_token))
+        .route("/signup", get(account::signup).post(forms::sign_up))
+        .route("/signin", get(account::signin).post(forms::sign_in))
+        .route("/signout", post(forms::sign_out))
+        .route("/challenge", get(account::challenge).post(forms::challenge))
+        .route("/tournaments", get(tournaments::list).post(forms::tournament))
         .route("/tournaments/{id}", get(tournaments::page))
         .route("/guide", get(guide::guide))
         .route("/static/{file}", get(assets::serve))
@@ -176,6 +185,8 @@ pub struct Nav {
 pub struct SiteError {
     status: StatusCode,
     message: String,
+    /// The page to go back to (a form), if not the ladders.
+    back: Option<String>,
 }
 
 impl SiteError {
@@ -184,7 +195,29 @@ impl SiteError {
         SiteError {
             status: StatusCode::NOT_FOUND,
             message: format!("{what} not found"),
+            back: None,
         }
+    }
+
+    /// An error with a status and a message a person can act on.
+    pub fn new(status: StatusCode, message: impl Into<String>) -> SiteError {
+        SiteError {
+            status,
+            message: message.into(),
+            back: None,
+        }
+    }
+
+    /// What the page says.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The same error, whose page links back to `path` (the form it came
+    /// from).
+    pub fn back_to(mut self, path: &str) -> SiteError {
+        self.back = Some(path.to_owned());
+        self
     }
 }
 
@@ -198,6 +231,7 @@ impl From<ApiError> for SiteError {
         SiteError {
             status,
             message: error.to_string(),
+            back: None,
         }
     }
 }
@@ -215,6 +249,7 @@ struct ErrorPage {
     title: String,
     status: u16,
     message: String,
+    back: Option<String>,
 }
 
 impl IntoResponse for SiteError {
@@ -224,6 +259,7 @@ impl IntoResponse for SiteError {
             title: self.status.canonical_reason().unwrap_or("Error").to_owned(),
             status: self.status.as_u16(),
             message: self.message,
+            back: self.back,
         };
         (self.status, render(&page)).into_response()
     }
@@ -250,6 +286,7 @@ async fn not_found(viewer: Viewer) -> Response {
         title: "Not found".into(),
         status: 404,
         message: format!("there is no page at {}", viewer.path),
+        back: None,
     };
     (StatusCode::NOT_FOUND, render(&page)).into_response()
 }
