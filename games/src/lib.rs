@@ -1,5 +1,6 @@
-//! The rules of the games Arbiter plays: tic-tac-toe and the five Othello
-//! modes (`std`, `anti`, `grand`, `octagon`, `reversi`).
+//! The rules of the games Arbiter plays: tic-tac-toe, the five Othello
+//! modes (`std`, `anti`, `grand`, `octagon`, `reversi`), and skirmish, a
+//! small tick-based strategy game under fog of war ([`skirmish`]).
 //!
 //! Each game is a state machine behind the [`Game`] trait: it says which
 //! sides must act, builds the exact request line each side receives, parses a
@@ -30,6 +31,7 @@
 
 pub mod othello;
 mod reply;
+pub mod skirmish;
 pub mod tictactoe;
 mod variant;
 
@@ -105,6 +107,10 @@ pub enum FinishReason {
     BadReply,
     /// A side crashed or exited without answering.
     Crash,
+    /// Skirmish: a side lost all its buildings (both at once: a draw).
+    Elimination,
+    /// Skirmish: the tick limit was reached and the scores decided.
+    Score,
 }
 
 impl FinishReason {
@@ -126,6 +132,8 @@ impl FinishReason {
             FinishReason::IllegalMove => "illegal_move",
             FinishReason::BadReply => "bad_reply",
             FinishReason::Crash => "crash",
+            FinishReason::Elimination => "elimination",
+            FinishReason::Score => "score",
         }
     }
 }
