@@ -33,7 +33,9 @@ async fn sqlite_schema(db: &Db) -> Schema {
             .fetch_all(pool)
             .await
             .expect("columns");
-        schema.columns.extend(columns.into_iter().map(|c| format!("{table}.{c}")));
+        schema
+            .columns
+            .extend(columns.into_iter().map(|c| format!("{table}.{c}")));
     }
     let indexes: Vec<(String, String)> = sqlx::query_as(
         "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%'",
@@ -47,7 +49,9 @@ async fn sqlite_schema(db: &Db) -> Schema {
             .fetch_all(pool)
             .await
             .expect("index columns");
-        schema.indexes.insert(format!("{index}({table}: {})", columns.join(", ")));
+        schema
+            .indexes
+            .insert(format!("{index}({table}: {})", columns.join(", ")));
     }
     schema.tables = tables.into_iter().collect();
     schema
@@ -110,7 +114,10 @@ async fn sqlite_and_postgres_schemas_have_the_same_tables_columns_and_indexes() 
         .await
         .expect("SQLite opens and migrates");
     let sqlite = sqlite_schema(&sqlite).await;
-    assert!(sqlite.tables.contains("matches") && sqlite.indexes.len() >= 3, "{sqlite:#?}");
+    assert!(
+        sqlite.tables.contains("matches") && sqlite.indexes.len() >= 3,
+        "{sqlite:#?}"
+    );
 
     if std::env::var_os(TEST_PG_URL).is_none_or(|url| url.is_empty()) {
         assert!(
@@ -121,22 +128,33 @@ async fn sqlite_and_postgres_schemas_have_the_same_tables_columns_and_indexes() 
         return;
     }
     let database = PgDatabase::create().await;
-    let postgres = Db::connect(&database.url).await.expect("PostgreSQL connects and migrates");
+    let postgres = Db::connect(&database.url)
+        .await
+        .expect("PostgreSQL connects and migrates");
     let postgres = postgres_schema(&postgres).await;
 
     let only = |a: &BTreeSet<String>, b: &BTreeSet<String>| a.difference(b).cloned().collect::<Vec<_>>();
     assert_eq!(
-        (only(&sqlite.tables, &postgres.tables), only(&postgres.tables, &sqlite.tables)),
+        (
+            only(&sqlite.tables, &postgres.tables),
+            only(&postgres.tables, &sqlite.tables)
+        ),
         (vec![], vec![]),
         "tables only in SQLite, only in PostgreSQL"
     );
     assert_eq!(
-        (only(&sqlite.columns, &postgres.columns), only(&postgres.columns, &sqlite.columns)),
+        (
+            only(&sqlite.columns, &postgres.columns),
+            only(&postgres.columns, &sqlite.columns)
+        ),
         (vec![], vec![]),
         "columns only in SQLite, only in PostgreSQL"
     );
     assert_eq!(
-        (only(&sqlite.indexes, &postgres.indexes), only(&postgres.indexes, &sqlite.indexes)),
+        (
+            only(&sqlite.indexes, &postgres.indexes),
+            only(&postgres.indexes, &sqlite.indexes)
+        ),
         (vec![], vec![]),
         "indexes only in SQLite, only in PostgreSQL"
     );
