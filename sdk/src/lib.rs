@@ -56,6 +56,18 @@ impl Rng {
         Rng(rand_chacha::ChaCha8Rng::from_seed(seed))
     }
 
+    /// The generator [`Rng::from_host`] gives a bot in the sandbox whose
+    /// random source is seeded with `seed` (the referee's per-game bot
+    /// seed): natively, the same stream a sandboxed bot draws, so a bot run
+    /// in-process (`builtin:`) makes the same random choices as its
+    /// WebAssembly build.
+    pub fn as_sandboxed(seed: u64) -> Rng {
+        let mut host = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+        let mut bytes = [0u8; 32];
+        host.fill_bytes(&mut bytes);
+        Rng(rand_chacha::ChaCha8Rng::from_seed(bytes))
+    }
+
     /// A generator with a fixed seed, for tests.
     pub fn seeded(seed: u64) -> Rng {
         Rng(rand_chacha::ChaCha8Rng::seed_from_u64(seed))

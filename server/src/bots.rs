@@ -29,7 +29,7 @@ pub fn parse(spec: &str, variant: Variant, sandbox: &LazySandbox) -> anyhow::Res
         house_bot(name, variant)?;
         let name = name.to_string();
         return Ok(Arc::new(InProcess::new(spec, move |setup: &GameSetup| {
-            let rng = Rng::seeded(bot_seed(setup.seed, setup.game_index, setup.side));
+            let rng = Rng::as_sandboxed(bot_seed(setup.seed, setup.game_index, setup.side));
             match arbiter_bots::answerer(&name, rng) {
                 Some(answerer) => answerer,
                 None => Box::new(|_: &str| String::new()),

@@ -22,7 +22,8 @@ use std::sync::{Arc, Mutex};
     "  arbiter play tictactoe builtin:tictactoe-perfect house:tictactoe-random\n",
     "  arbiter play othello:grand house:othello-ab-medium my_bot.wasm\n",
     "  arbiter play othello my_bot.wasm house:othello-ab-strong --time 10000/60000\n",
-    "  arbiter play othello new.wasm old.wasm --sprt 0,10   # play until new is ≥10 Elo better, or not ≥0\n\n",
+    "  arbiter play othello new.wasm old.wasm --sprt 0,10   # play until new is ≥10 Elo better, or not ≥0\n",
+    "  arbiter play othello my_bot.wasm house:othello-greedy -n 2 --stderr logs   # keep each bot's stderr\n\n",
     "A BOT is one of:\n",
     "  house:NAME            a house bot, sandboxed (list them with `arbiter bots`)\n",
     "  PATH.wasm             a WebAssembly bot, sandboxed under the fuel clock\n",
@@ -60,6 +61,12 @@ pub struct Args {
     /// does not depend on `--jobs`.
     #[arg(long, value_name = "ELO0,ELO1")]
     sprt: Option<Sprt>,
+    /// Keep what each bot wrote to stderr: one file per match, game and
+    /// participant in DIR, `match-0001-game1-a.txt` (`a` is the first bot,
+    /// `b` the second). A sandboxed bot's stderr is capped (see the
+    /// protocol), a native one's is not captured.
+    #[arg(long, value_name = "DIR")]
+    stderr: Option<PathBuf>,
 }
 
 /// The first bot's points (0 to 2) over the two games of a match: a game
@@ -125,6 +132,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None
     };
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    if let Some(dir) = &args.stderr {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
     let matches = args.matches.unwrap_or(if args.sprt.is_some() { 10_000 } else { 10 });
     let jobs = args
         .jobs
@@ -235,6 +245,15 @@ fn play_one(
         .with_context(|| format!("match {} could not be played", i + 1))?;
     let path = args.out.join(format!("match-{:04}.json", i + 1));
     std::fs::write(&path, played.replay.to_json()).with_context(|| format!("cannot write {}", path.display()))?;
+    if let Some(dir) = &args.stderr {
+        for (participant, games) in played.logs.iter().enumerate() {
+            for (game, log) in games.iter().enumerate() {
+                let who = if participant == 0 { 'a' } else { 'b' };
+                let path = dir.join(format!("match-{:04}-game{}-{who}.txt", i + 1, game + 1));
+                std::fs::write(&path, log).with_context(|| format!("cannot write {}", path.display()))?;
+            }
+        }
+    }
     Ok(played)
 }
 
