@@ -543,7 +543,9 @@ fn builtin_and_house_bots_play_the_same_moves() {
             arbiter_bots::answerer(name, rng).expect("a house bot")
         })
     };
-    let moves = |replay: &Replay| -> Vec<(u8, Vec<(u8, Option<String>, bool)>, [u32; 2])> {
+    /// A game as moves: (side, action, faulted) per turn, and the scores.
+    type Moves = Vec<(u8, Vec<(u8, Option<String>, bool)>, [u32; 2])>;
+    let moves = |replay: &Replay| -> Moves {
         replay
             .games
             .iter()
