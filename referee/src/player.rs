@@ -69,6 +69,12 @@ pub trait Player: Send {
 
     /// What the bot wrote to stderr so far (capped by the player).
     fn stderr(&self) -> Vec<u8>;
+
+    /// The most linear memory a sandboxed bot has used so far, in bytes;
+    /// `None` for players without one.
+    fn peak_memory_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Where a game is played, as far as a new player needs to know.

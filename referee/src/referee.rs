@@ -58,7 +58,14 @@ pub struct PlayedMatch {
     pub replay: Replay,
     /// `logs[participant][game]`: what the bot wrote to stderr.
     pub logs: [[Vec<u8>; 2]; 2],
+    /// `peak_memory[participant][game]`: the most linear memory a sandboxed
+    /// bot used, in bytes (`None` for other players).
+    pub peak_memory: [[Option<u64>; 2]; 2],
 }
+
+/// What a side's player leaves after a game: its stderr and its peak
+/// linear memory, if sandboxed.
+type Leftover = (Vec<u8>, Option<u64>);
 
 /// Plays one match between `entrants[0]` (participant 0) and `entrants[1]`.
 pub fn play_match(settings: &MatchSettings, entrants: [&dyn Entrant; 2]) -> Result<PlayedMatch, HostError> {
@@ -87,15 +94,18 @@ fn play<G: Game>(
     let mut games = Vec::with_capacity(2);
     let mut stalled = false;
     let mut logs: [[Vec<u8>; 2]; 2] = Default::default();
+    let mut peak_memory = [[None; 2]; 2];
     let mut scoring = None;
     for index in 0..2u8 {
         let sides = if index == 0 { [0u8, 1] } else { [1, 0] };
         let game = new_game();
         scoring = Some(game.scoring());
-        let (record, stderr, game_stalled) = play_game(settings, game, index, sides, entrants, observe)?;
+        let (record, left, game_stalled) = play_game(settings, game, index, sides, entrants, observe)?;
         stalled |= game_stalled;
-        for side in Side::BOTH {
-            logs[usize::from(sides[side.index()])][usize::from(index)] = stderr[side.index()].clone();
+        for (side, (stderr, memory)) in left.into_iter().enumerate() {
+            let participant = usize::from(sides[side]);
+            logs[participant][usize::from(index)] = stderr;
+            peak_memory[participant][usize::from(index)] = memory;
         }
         games.push(record);
     }
@@ -135,7 +145,11 @@ fn play<G: Game>(
         games,
         result: MatchResult { totals, points, winner },
     };
-    Ok(PlayedMatch { replay, logs })
+    Ok(PlayedMatch {
+        replay,
+        logs,
+        peak_memory,
+    })
 }
 
 /// The reason a fault is recorded under.
@@ -163,7 +177,7 @@ fn play_game<G: Game>(
     sides: [u8; 2],
     entrants: [&dyn Entrant; 2],
     observe: &mut dyn FnMut(u8, &TurnRecord),
-) -> Result<(GameRecord, [Vec<u8>; 2], bool), HostError> {
+) -> Result<(GameRecord, [Leftover; 2], bool), HostError> {
     let host = |message: String| HostError { game: index, message };
     let mut players: [Option<Box<dyn Player>>; 2] = [None, None];
     let mut forfeit = None;
@@ -293,10 +307,11 @@ fn play_game<G: Game>(
         reason,
         faulted,
     } = outcome;
-    let stderr = [
-        players[0].as_ref().map(|p| p.stderr()).unwrap_or_default(),
-        players[1].as_ref().map(|p| p.stderr()).unwrap_or_default(),
-    ];
+    // What each side's player leaves: its stderr and its peak memory.
+    let left = [0, 1].map(|i| match players[i].as_ref() {
+        Some(player) => (player.stderr(), player.peak_memory_bytes()),
+        None => (Vec::new(), None),
+    });
     let record = GameRecord {
         index,
         sides,
@@ -307,7 +322,7 @@ fn play_game<G: Game>(
         detail,
         record: game.record(),
     };
-    Ok((record, stderr, stalled))
+    Ok((record, left, stalled))
 }
 
 fn cut_reply(line: &str) -> String {

@@ -126,4 +126,8 @@ impl Player for WasmPlayer {
     fn stderr(&self) -> Vec<u8> {
         self.instance.stderr().to_vec()
     }
+
+    fn peak_memory_bytes(&self) -> Option<u64> {
+        Some(self.instance.peak_memory_bytes())
+    }
 }

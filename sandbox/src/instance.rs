@@ -387,6 +387,12 @@ impl BotInstance {
         &self.stderr
     }
 
+    /// The most linear memory the bot has had, in bytes, as of its last
+    /// read or write call (0 before any).
+    pub fn peak_memory_bytes(&self) -> u64 {
+        lock(&self.io).peak_memory
+    }
+
     /// Virtual nanoseconds the bot's clock has advanced since its start.
     pub fn clock_ns(&self) -> u64 {
         self.params.fuel_to_ns(lock(&self.io).total_used)

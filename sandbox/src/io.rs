@@ -97,6 +97,8 @@ pub(crate) struct Io {
     pub(crate) stderr: Vec<u8>,
     pub(crate) stderr_kept: usize,
     pub(crate) stderr_truncated: bool,
+    /// The most linear memory seen at a read or write call, in bytes.
+    pub(crate) peak_memory: u64,
     /// Changes when a new turn starts; paused host calls wait for it.
     pub(crate) turn_seq: u64,
     pub(crate) event: Option<Event>,
@@ -134,6 +136,7 @@ impl Io {
             stderr: Vec::new(),
             stderr_kept: 0,
             stderr_truncated: false,
+            peak_memory: 0,
             turn_seq: 0,
             event: None,
             budget: 0,

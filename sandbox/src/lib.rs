@@ -71,6 +71,7 @@ mod config;
 mod error;
 mod instance;
 mod io;
+mod layout;
 mod wasi;
 
 use std::collections::{HashMap, VecDeque};
@@ -86,6 +87,7 @@ pub use compile::compiler_child_main;
 pub use config::{CompilerCommand, DEFAULT_FUEL_PER_MS, SandboxConfig};
 pub use error::{BadReplyReason, CrashReason, FaultKind, ModuleError, SandboxError, TrapKind, TurnFault};
 pub use instance::{BotInstance, TurnReply};
+pub use layout::{StackLayout, stack_layout};
 
 use config::CodegenSettings;
 use wasi::Host;

@@ -189,6 +189,13 @@ fn gather(mem: &[u8], iovs: u32, len: u32, cap: usize, out: &mut Vec<u8>) -> Res
     Ok(())
 }
 
+/// Keeps the most linear memory the bot has had (memory only grows, so its
+/// size at a call is the most so far).
+fn note_memory(io: &Mutex<Io>, bytes: usize) {
+    let mut io = lock(io);
+    io.peak_memory = io.peak_memory.max(bytes as u64);
+}
+
 async fn fd_write(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nwritten: i32) -> Result<i32> {
     let (call_fuel, write_cap) = {
         let p = &c.data().params;
@@ -200,6 +207,7 @@ async fn fd_write(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nwritten: i32) 
     };
     // The bytes are copied once, into a buffer the store keeps for this.
     let (view, host) = mem.data_and_store_mut(&mut *c);
+    note_memory(&host.io, view.len());
     let mut data = std::mem::take(&mut host.write_buffer);
     data.clear();
     let written = match gather(view, iovs as u32, len as u32, write_cap, &mut data) {
@@ -287,6 +295,7 @@ async fn fd_read(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nread: i32) -> R
     };
     let (mem, host) = mem.data_and_store_mut(&mut *c);
     let mut g = lock(&host.io);
+    g.peak_memory = g.peak_memory.max(mem.len() as u64);
     if g.stdin_pos >= g.stdin.len() {
         if g.closed {
             // The game is over: end of file.

@@ -35,12 +35,56 @@ pub struct Checked {
     pub compile: Duration,
     /// The smoke match; `None` when the module was refused before it.
     pub smoke: Option<Duration>,
+    /// The most linear memory the bot used in the smoke match, in bytes,
+    /// and the sandbox's limit.
+    pub peak_memory: Option<(u64, u64)>,
+    /// Advice that does not reject the module (see [`warnings`]).
+    pub warnings: Vec<String>,
+}
+
+/// The C stack size below which [`warnings`] speaks up: wasm-ld's default.
+pub const SMALL_STACK_BYTES: u64 = 64 * 1024;
+
+/// What a bot author should know about `wasm` that does not reject it: a C
+/// stack that is wasm-ld's default 64 KiB or placed after the data (where
+/// an overflow silently overwrites data instead of trapping).
+pub fn warnings(wasm: &[u8]) -> Vec<String> {
+    const FIX: &str = "link with -Wl,-z,stack-size=1048576 -Wl,--stack-first (clang; Zig: --stack 1048576)";
+    let Some(layout) = arbiter_sandbox::stack_layout(wasm) else {
+        return Vec::new();
+    };
+    let kib = layout.bytes / 1024;
+    let mut out = Vec::new();
+    if !layout.first {
+        out.push(format!(
+            "warning: the module's C stack (at most {kib} KiB) sits after its data, wasm-ld's default: a deep \
+             recursion or a large local array overwrites the data silently instead of trapping; {FIX}"
+        ));
+    } else if layout.bytes <= SMALL_STACK_BYTES {
+        out.push(format!(
+            "warning: the module's C stack is only {kib} KiB: large local arrays or deep recursion overflow it; {FIX}"
+        ));
+    }
+    out
 }
 
 impl Checked {
-    /// The verdict's report and a line with the times.
+    /// The verdict's report, any warnings, the peak memory and a line with
+    /// the times.
     pub fn report(&self) -> String {
         let mut out = self.verdict.report();
+        for warning in &self.warnings {
+            let _ = writeln!(out, "{warning}");
+        }
+        if let Some((peak, limit)) = self.peak_memory {
+            let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+            let _ = writeln!(
+                out,
+                "peak linear memory in the smoke match: {:.1} MiB (the limit is {:.0} MiB)",
+                mib(peak),
+                mib(limit)
+            );
+        }
         let _ = write!(
             out,
             "module checks and compilation: {:.2} s",
@@ -123,21 +167,31 @@ pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant) -> Re
                 },
                 compile: started.elapsed(),
                 smoke: None,
+                peak_memory: None,
+                warnings: Vec::new(),
             });
         }
     };
     let compile = started.elapsed();
     let started = Instant::now();
-    let verdict = smoke(sandbox, module, name, variant)?;
+    let (verdict, peak) = smoke(sandbox, module, name, variant)?;
     Ok(Checked {
         verdict,
         compile,
         smoke: Some(started.elapsed()),
+        peak_memory: peak.map(|peak| (peak, sandbox.config().max_memory_bytes as u64)),
+        warnings: warnings(wasm),
     })
 }
 
-/// Plays the smoke match of a loaded module.
-fn smoke(sandbox: &Sandbox, module: BotModule, name: &str, variant: Variant) -> Result<Verdict, anyhow::Error> {
+/// Plays the smoke match of a loaded module: the verdict, and the most
+/// linear memory the candidate used.
+fn smoke(
+    sandbox: &Sandbox,
+    module: BotModule,
+    name: &str,
+    variant: Variant,
+) -> Result<(Verdict, Option<u64>), anyhow::Error> {
     let candidate = WasmBot::new(sandbox.clone(), module, name);
     let opponent_name = smoke_opponent(variant);
     let opponent_module = arbiter_house::find(opponent_name)
@@ -149,6 +203,7 @@ fn smoke(sandbox: &Sandbox, module: BotModule, name: &str, variant: Variant) -> 
     settings.fuel_per_ms = Some(sandbox.config().fuel_per_ms);
     let played =
         play_match(&settings, [&candidate as &dyn Entrant, &opponent]).map_err(|e: HostError| anyhow::anyhow!(e))?;
+    let peak = played.peak_memory[0].iter().flatten().copied().max();
     for game in &played.replay.games {
         let Some(side) = game.faulted else { continue };
         if game.sides[side.index()] != 0 {
@@ -180,7 +235,7 @@ fn smoke(sandbox: &Sandbox, module: BotModule, name: &str, variant: Variant) -> 
         let stderr = String::from_utf8_lossy(&played.logs[0][usize::from(game.index)]).into_owned();
         let lines: Vec<String> = stderr.lines().map(str::to_string).collect();
         let tail = lines[lines.len().saturating_sub(STDERR_LINES)..].to_vec();
-        return Ok(Verdict::Rejected { reason, stderr: tail });
+        return Ok((Verdict::Rejected { reason, stderr: tail }, peak));
     }
     let result = &played.replay.result;
     let smoke = format!(
@@ -193,10 +248,11 @@ fn smoke(sandbox: &Sandbox, module: BotModule, name: &str, variant: Variant) -> 
             None => "drawn",
         }
     );
-    Ok(Verdict::Accepted {
+    let verdict = Verdict::Accepted {
         sha256: candidate.info().sha256.unwrap_or_default(),
         smoke,
-    })
+    };
+    Ok((verdict, peak))
 }
 
 fn role(variant: Variant, side: Side) -> &'static str {

@@ -31,6 +31,7 @@ pub mod db;
 pub mod error;
 pub mod events;
 pub mod house;
+pub mod kits;
 pub mod ladders;
 pub mod metrics;
 pub mod ratings;

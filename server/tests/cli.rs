@@ -29,6 +29,7 @@ fn every_subcommand_has_help_with_examples() {
         &["simulate"],
         &["serve"],
         &["worker"],
+        &["new"],
     ] {
         let mut args = sub.to_vec();
         args.push("--help");
@@ -392,4 +393,47 @@ fn simulate_prints_a_table_and_draws_svg() {
         "{}",
         stderr(&refused)
     );
+}
+
+/// `arbiter new` writes a kit's template under the bot's name, refuses a
+/// folder that is not empty, an unknown language and a bad name.
+#[test]
+fn new_writes_a_kit_template_named_after_the_bot() {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let list = arbiter(&["new", "--list"]);
+    assert!(stdout(&list).contains("c"), "{}", stdout(&list));
+    let dir = tmp.path().join("nova");
+    let made = arbiter(&["new", "c", "Nova_1", "--dir", dir.to_str().expect("utf-8")]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    for file in ["build.sh", "bot.c", "arbiter.c", "arbiter.h", "README.md"] {
+        assert!(dir.join(file).is_file(), "{file} is written");
+    }
+    let all: String = ["README.md", "bot.c"]
+        .iter()
+        .map(|f| std::fs::read_to_string(dir.join(f)).expect("text"))
+        .collect();
+    assert!(
+        all.contains("Nova_1") && !all.contains("my-bot"),
+        "the placeholder is replaced"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.join("build.sh"))
+            .expect("metadata")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o111, 0o111, "build.sh is executable");
+    }
+    let again = arbiter(&["new", "c", "Nova_1", "--dir", dir.to_str().expect("utf-8")]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(stderr(&again).contains("not empty"), "{}", stderr(&again));
+    let unknown = arbiter(&["new", "cobol", "nova"]);
+    assert!(
+        stderr(&unknown).contains("no kit for \"cobol\""),
+        "{}",
+        stderr(&unknown)
+    );
+    let bad = arbiter(&["new", "c", "x"]);
+    assert!(stderr(&bad).contains("3 to 32 characters"), "{}", stderr(&bad));
 }

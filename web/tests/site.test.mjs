@@ -273,10 +273,16 @@ test('a tournament named like a script renders as text', async () => {
 test('the guide explains the protocol, the SDK, play and check', async () => {
   await page.goto('/guide');
   const text = await page.locator('main').innerText();
-  for (const needle of ['arbiter_sdk::othello', 'othello::Bot', 'arbiter play', 'arbiter check', 'legal_moves']) {
+  for (const needle of ['arbiter_sdk::othello', 'othello::Bot', 'arbiter play', 'arbiter check', 'legal_moves',
+    'arbiter new c my-bot', 'arbiter new zig my-bot', 'arbiter new assemblyscript my-bot', 'stack-first']) {
     assert.ok(text.includes(needle), `the guide mentions ${needle}`);
   }
+  // The upload page leads to the kits.
   await screenshot(page, 'guide');
+  await page.goto('/upload');
+  await page.locator('a[href="/guide#kits"]').click();
+  await page.locator('#kits').waitFor();
+  assert.match(page.url(), /\/guide#kits$/);
 });
 
 test('pages fit a phone screen', async () => {

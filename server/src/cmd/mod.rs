@@ -3,6 +3,7 @@
 pub mod bots;
 pub mod check;
 pub mod ladders;
+pub mod new;
 pub mod perft;
 pub mod play;
 pub mod position;
