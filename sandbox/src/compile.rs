@@ -97,7 +97,9 @@ fn child() -> Result<(), (u8, String)> {
         .map_err(|_| host(format!("{ENV_CPU} is malformed")))?;
     rlimit::setrlimit(rlimit::Resource::AS, memory, memory)
         .map_err(|e| host(format!("cannot set the memory limit: {e}")))?;
-    rlimit::setrlimit(rlimit::Resource::CPU, cpu, cpu).map_err(|e| host(format!("cannot set the CPU limit: {e}")))?;
+    // SIGXCPU at the limit, SIGKILL a second later if it is ignored.
+    rlimit::setrlimit(rlimit::Resource::CPU, cpu, cpu + 1)
+        .map_err(|e| host(format!("cannot set the CPU limit: {e}")))?;
 
     let mut wasm = Vec::new();
     std::io::stdin()
@@ -112,6 +114,11 @@ fn child() -> Result<(), (u8, String)> {
     std::fs::write(&output, artifact).map_err(|e| host(format!("cannot write {}: {e}", output.display())))?;
     Ok(())
 }
+
+/// The wall-clock backstop of a compilation, in multiples of its CPU-time
+/// limit: a child that is starved of CPU on a busy machine still gets its
+/// whole CPU allowance; one that hangs without computing is stopped.
+pub(crate) const WALL_FACTOR: u32 = 3;
 
 /// Limits of one compilation.
 pub(crate) struct CompileLimits {
@@ -142,7 +149,7 @@ pub(crate) fn compile_in_child(
         .env(ENV_OUTPUT, &tmp_path)
         .env(ENV_SETTINGS, limits.settings.to_env())
         .env(ENV_MEMORY, limits.memory_bytes.to_string())
-        .env(ENV_CPU, (limits.timeout.as_secs() + 2).to_string())
+        .env(ENV_CPU, cpu_seconds(limits.timeout).to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -173,11 +180,11 @@ pub(crate) fn compile_in_child(
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break Ok(status),
-                Ok(None) if started.elapsed() >= limits.timeout => {
+                Ok(None) if started.elapsed() >= limits.timeout * WALL_FACTOR => {
                     let _ = child.kill();
                     let _ = child.wait();
                     break Err(ModuleError::CompileTimeout {
-                        secs: limits.timeout.as_secs_f64().ceil() as u64,
+                        secs: cpu_seconds(limits.timeout),
                     });
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(2)),
@@ -199,14 +206,23 @@ pub(crate) fn compile_in_child(
         return Ok(());
     }
     // Under RLIMIT_AS an allocation failure aborts (with a message) and a
-    // failed stack or guard mapping shows up as SIGSEGV or SIGBUS.
+    // failed stack or guard mapping shows up as SIGSEGV or SIGBUS; RLIMIT_CPU
+    // ends the child with SIGXCPU (or SIGKILL).
     #[cfg(unix)]
-    let oom_signal = {
+    let (oom_signal, cpu_signal) = {
         use std::os::unix::process::ExitStatusExt;
-        matches!(status.signal(), Some(6 | 7 | 11))
+        (
+            matches!(status.signal(), Some(6 | 7 | 11)),
+            matches!(status.signal(), Some(9 | 24)),
+        )
     };
     #[cfg(not(unix))]
-    let oom_signal = false;
+    let (oom_signal, cpu_signal) = (false, false);
+    if cpu_signal {
+        return Err(ModuleError::CompileTimeout {
+            secs: cpu_seconds(limits.timeout),
+        });
+    }
     if err.contains(EXIT_OOM_MARKER) || oom_signal {
         return Err(ModuleError::CompileOutOfMemory {
             mib: limits.memory_bytes / (1024 * 1024),
@@ -219,6 +235,11 @@ pub(crate) fn compile_in_child(
             command.program.display()
         ))),
     }
+}
+
+/// The CPU-time limit of a compilation in whole seconds (at least 1).
+fn cpu_seconds(timeout: Duration) -> u64 {
+    (timeout.as_secs_f64().ceil() as u64).max(1)
 }
 
 /// Loads an artifact this sandbox wrote.

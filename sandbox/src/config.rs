@@ -109,11 +109,15 @@ pub struct SandboxConfig {
     ///
     /// Default 1 s, so small budgets are not hit by scheduling noise.
     pub backstop_grace: Duration,
-    /// Wall-clock limit for compiling one module in the child process.
+    /// CPU-time limit for compiling one module in the child process (all
+    /// its threads together, whole seconds, rounded up).
     ///
     /// Default 10 s. Crafted modules can make an optimising compiler run for
-    /// minutes; the child is killed at this limit, so an upload check answers
-    /// within seconds whatever the module.
+    /// minutes; the kernel stops the child at this limit (`RLIMIT_CPU`), so
+    /// an upload check answers within seconds whatever the module. It is CPU
+    /// time, not real time, so whether a module is accepted does not depend
+    /// on how busy the machine is; a child that gets no CPU or hangs is
+    /// stopped after three times this in real time.
     pub compile_timeout: Duration,
     /// Address-space limit (`RLIMIT_AS`) of the compiler child, in bytes.
     ///

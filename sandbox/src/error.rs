@@ -101,8 +101,8 @@ pub enum ModuleError {
         /// The configured limit.
         limit: usize,
     },
-    /// Compilation took longer than `compile_timeout`.
-    #[error("compilation took longer than {secs} s; make the module (or its largest functions) smaller")]
+    /// Compilation used more than `compile_timeout` of CPU time.
+    #[error("compilation took longer than {secs} s of CPU time; make the module (or its largest functions) smaller")]
     CompileTimeout {
         /// The limit in seconds.
         secs: u64,

@@ -78,7 +78,7 @@ fn slow_compilation_is_killed() {
     assert_eq!(err, ModuleError::CompileTimeout { secs: 1 });
     assert_eq!(
         err.to_string(),
-        "compilation took longer than 1 s; make the module (or its largest functions) smaller"
+        "compilation took longer than 1 s of CPU time; make the module (or its largest functions) smaller"
     );
     assert!(started.elapsed() < Duration::from_secs(5));
 }
