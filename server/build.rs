@@ -14,6 +14,8 @@ const SKIPPED: &[&str] = &[
     "zig-out",
     "__pycache__",
     "target",
+    "native-bot",
+    "replays",
 ];
 
 fn main() {

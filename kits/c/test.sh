@@ -45,6 +45,19 @@ if "$ARBITER" check bot.wasm | grep -q "warning: the module's C stack"; then
   fail=1
 fi
 
+# The same source built natively plays the same moves from the same seed:
+# `arbiter play` hands a native bot ARBITER_RANDOM (the bytes the sandbox's
+# random_get would give), and the template's ties are broken at random.
+if cc -std=c11 -O2 -o native-bot bot.c arbiter.c 2>"$tmp/native.txt"; then
+  "$ARBITER" play othello:std cmd:./native-bot house:othello-random -n 2 --seed 7 --out "$tmp/native" >/dev/null
+  "$ARBITER" play othello:std bot.wasm house:othello-random -n 2 --seed 7 --out "$tmp/wasm" >/dev/null
+  python3 "$here/../same_moves.py" "$tmp/native" "$tmp/wasm" || fail=1
+else
+  echo "no native C compiler (cc): the native-vs-sandboxed comparison is skipped" >&2
+  cat "$tmp/native.txt" >&2
+  if [ -n "${CI:-}" ]; then fail=1; fi
+fi
+
 games="tictactoe othello:std othello:anti othello:grand othello:octagon othello:reversi"
 for g in $games; do
   echo "== check $g"

@@ -49,6 +49,16 @@ for game in $GAMES; do
     echo "zig kit:   $(echo "$out" | grep -m1 'smoke match against' || true)"
 done
 
+# The native build plays the same moves from the same seeds (`arbiter play`
+# hands it ARBITER_RANDOM; the template breaks ties at random).
+sh build.sh --native >/dev/null || fail "build.sh --native failed"
+"$ARBITER" play othello:std cmd:./native-bot house:othello-random -n 2 --seed 7 --out "$WORK/native" >/dev/null ||
+    fail "the native build could not play"
+"$ARBITER" play othello:std bot.wasm house:othello-random -n 2 --seed 7 --out "$WORK/wasm" >/dev/null ||
+    fail "bot.wasm could not play"
+python3 "$KIT_DIR/../same_moves.py" "$WORK/native" "$WORK/wasm" | sed 's/^/zig kit: /' ||
+    fail "the native build played other moves than bot.wasm"
+
 for game in $GAMES; do
     case "$game" in
         tictactoe) house=house:tictactoe-perfect ;;

@@ -37,6 +37,22 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
+
+/// The variable that gives a native bot, in hex, the first [`RANDOM_BYTES`]
+/// bytes its `random_get` would return in the sandbox in the same game, so
+/// a native build can seed its generator as its WebAssembly build does.
+pub const RANDOM_VAR: &str = "ARBITER_RANDOM";
+/// How many bytes [`RANDOM_VAR`] holds.
+pub const RANDOM_BYTES: usize = 64;
+
+/// [`RANDOM_VAR`]'s value for the bot of `setup`.
+fn random_hex(setup: &GameSetup) -> String {
+    let seed = crate::wasm::bot_seed(setup.seed, setup.game_index, setup.side);
+    crate::wasm::first_random_bytes::<RANDOM_BYTES>(seed)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
@@ -219,6 +235,7 @@ impl NativeProcess {
             env: vec![
                 ("ARBITER_GAME".to_owned(), setup.game.clone()),
                 ("ARBITER_MODE".to_owned(), setup.mode.clone()),
+                (RANDOM_VAR.to_owned(), random_hex(setup)),
             ],
         };
         let stderr = Arc::new(Mutex::new(StderrLog::default()));

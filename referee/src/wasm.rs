@@ -35,6 +35,16 @@ impl WasmBot {
     }
 }
 
+/// The first `N` bytes a sandboxed bot's `random_get` returns in the game
+/// whose bot seed is `seed` (see [`bot_seed`]): what a native run needs to
+/// draw the same random numbers.
+pub fn first_random_bytes<const N: usize>(seed: u64) -> [u8; N] {
+    use rand_core::{RngCore, SeedableRng};
+    let mut bytes = [0u8; N];
+    rand_chacha::ChaCha20Rng::seed_from_u64(seed).fill_bytes(&mut bytes);
+    bytes
+}
+
 /// The seed of a bot's random stream in one game of a match.
 pub fn bot_seed(match_seed: u64, game_index: u8, side: u8) -> u64 {
     let digest = Sha256::new()

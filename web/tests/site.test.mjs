@@ -274,7 +274,7 @@ test('the guide explains the protocol, the SDK, play and check', async () => {
   await page.goto('/guide');
   const text = await page.locator('main').innerText();
   for (const needle of ['arbiter_sdk::othello', 'othello::Bot', 'arbiter play', 'arbiter check', 'legal_moves',
-    'arbiter new c my-bot', 'arbiter new zig my-bot', 'arbiter new assemblyscript my-bot', 'stack-first']) {
+    'arbiter new c my-bot', 'arbiter new zig my-bot', 'arbiter new assemblyscript my-bot', 'arbiter new go my-bot', 'stack-first']) {
     assert.ok(text.includes(needle), `the guide mentions ${needle}`);
   }
   // The upload page leads to the kits.

@@ -451,12 +451,33 @@ void arbiter_random_seed(uint64_t seed) {
     rng_ready = 1;
 }
 
+/* A native run under `arbiter play cmd:...` gets ARBITER_RANDOM: in hex, the
+ * bytes the sandbox's random_get would have returned. Seeding from it makes
+ * the native build draw the same numbers as the WebAssembly build. */
+static int seed_from_env(uint64_t *seed) {
+    const char *hex = getenv("ARBITER_RANDOM");
+    unsigned char bytes[sizeof *seed];
+    if (!hex) return 0;
+    for (size_t i = 0; i < sizeof bytes; i++) {
+        unsigned v = 0;
+        for (int k = 0; k < 2; k++) {
+            char c = hex[2 * i + (size_t)k];
+            int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+            if (d < 0) return 0;
+            v = v * 16 + (unsigned)d;
+        }
+        bytes[i] = (unsigned char)v;
+    }
+    memcpy(seed, bytes, sizeof bytes); /* little-endian, as on wasm32 */
+    return 1;
+}
+
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 uint64_t arbiter_random(void) {
     if (!rng_ready) {
         uint64_t seed = 0x2545F4914F6CDD1Dull; /* used if the host gives nothing */
-        (void)getentropy(&seed, sizeof seed);
+        if (!seed_from_env(&seed)) (void)getentropy(&seed, sizeof seed);
         arbiter_random_seed(seed);
     }
     uint64_t result = rotl(rng_s[1] * 5, 7) * 9;

@@ -87,9 +87,21 @@ pub const Deadline = struct {
 
 /// A fast PRNG seeded from the host's random source (`random_get`, which in
 /// the sandbox is a stream seeded by the match, so games replay exactly).
-pub fn rngFromHost(io: Io) std.Random.DefaultPrng {
+/// A native run under `arbiter play cmd:...` gets `ARBITER_RANDOM` (in hex,
+/// the bytes `random_get` would have given in the sandbox) and seeds from
+/// it, so the native build draws the same numbers as the WebAssembly one
+/// (draw with fixed-width integers, e.g. `uintLessThan(u32, n)`: `usize`
+/// is 32 bits in WebAssembly and 64 natively).
+pub fn rngFromHost(init: std.process.Init) std.Random.DefaultPrng {
     var seed: [8]u8 = undefined;
-    io.randomSecure(&seed) catch io.random(&seed);
+    if (init.environ_map.get("ARBITER_RANDOM")) |hex| {
+        if (hex.len >= 2 * seed.len) {
+            if (std.fmt.hexToBytes(&seed, hex[0 .. 2 * seed.len])) |_| {
+                return .init(std.mem.readInt(u64, &seed, .little));
+            } else |_| {}
+        }
+    }
+    init.io.randomSecure(&seed) catch init.io.random(&seed);
     return .init(std.mem.readInt(u64, &seed, .little));
 }
 

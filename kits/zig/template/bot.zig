@@ -35,7 +35,7 @@ const Bot = struct {
             // No legal move (or only unplayable ones): pass, or trust the referee's list.
             return if (req.legal_moves.len == 0) .pass else .{ .square = req.legal_moves[0] };
         }
-        return .{ .square = best[self.rng.random().uintLessThan(usize, count)] };
+        return .{ .square = best[self.rng.random().uintLessThan(u32, @intCast(count))] };
     }
 
     /// Perfect play by minimax (negamax with alpha-beta), random among the
@@ -61,7 +61,7 @@ const Bot = struct {
             }
         }
         if (count == 0) return 0; // full grid: nothing to play
-        return best[self.rng.random().uintLessThan(usize, count)];
+        return best[self.rng.random().uintLessThan(u32, @intCast(count))];
     }
 };
 
@@ -83,6 +83,6 @@ fn negamax(g: *ttt.Grid, to_move: ttt.Mark, depth: i32, alpha_in: i32, beta: i32
 }
 
 pub fn main(init: std.process.Init) !void {
-    var bot: Bot = .{ .rng = arbiter.rngFromHost(init.io) };
+    var bot: Bot = .{ .rng = arbiter.rngFromHost(init) };
     try arbiter.run(init.io, init.gpa, &bot);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds bot.wasm (a WASI preview 1 command) from bot.zig + arbiter.zig.
-# Usage: sh build.sh            (sh build.sh --version: which Zig it uses)
+# Usage: sh build.sh            (sh build.sh --version: which Zig it uses;
+#                                sh build.sh --native: native-bot, to debug)
 # Finds Zig 0.17.1 in this order: $ZIG (a command), the kit's venv
 # /opt/arbiter-kits/zig-venv (made by kits/zig/setup.sh), `zig` on PATH,
 # the `ziglang` Python package of python3.
@@ -26,6 +27,15 @@ fi
 version=$($zig version)
 if [ "${1:-}" = "--version" ]; then
     echo "zig $version ($zig)"
+    exit 0
+fi
+if [ "${1:-}" = "--native" ]; then
+    # For debugging: the same bot for this machine. Under `arbiter play
+    # cmd:./native-bot` it seeds its generator from ARBITER_RANDOM and plays
+    # the moves bot.wasm plays (its clock is the wall clock, though).
+    $zig build-exe bot.zig -O ReleaseFast -femit-bin=native-bot
+    rm -f native-bot.o
+    echo "built native-bot"
     exit 0
 fi
 if [ "$version" != "$want" ]; then
