@@ -19,7 +19,7 @@
 //! application refuses unsafe requests a browser marks as cross-site.
 
 use super::account::{account_page, sign_in_first, sign_page};
-use super::{SiteError, SiteResult, Viewer};
+use super::{SiteError, Viewer};
 use crate::accounts::{self, Credentials};
 use crate::auth::{self, Caller, ClientIp, SessionCookie, end_session, issue_api_token, same_secret, session_secret};
 use crate::challenges::{self, ChallengeRequest};
@@ -131,7 +131,7 @@ fn see_other(path: &str) -> Response {
 }
 
 /// Why a signed-in form was not taken.
-enum Refusal {
+pub enum Refusal {
     /// Nobody is signed in: sign in, then come back to this form.
     SignInFirst { back: String },
     /// The form's CSRF field is not the session's token.
@@ -157,6 +157,39 @@ impl IntoResponse for Refusal {
         }
     }
 }
+
+/// Why a form handler stops: a refusal before anything was done, or a step
+/// that failed (an error page leading back to the form).
+pub enum Stop {
+    /// Sign in first, or the form expired.
+    Refused(Refusal),
+    /// A step failed.
+    Failed(SiteError),
+}
+
+impl From<Refusal> for Stop {
+    fn from(refusal: Refusal) -> Stop {
+        Stop::Refused(refusal)
+    }
+}
+
+impl From<SiteError> for Stop {
+    fn from(error: SiteError) -> Stop {
+        Stop::Failed(error)
+    }
+}
+
+impl IntoResponse for Stop {
+    fn into_response(self) -> Response {
+        match self {
+            Stop::Refused(refusal) => refusal.into_response(),
+            Stop::Failed(error) => error.into_response(),
+        }
+    }
+}
+
+/// What the signed-in forms' handlers return.
+pub type FormResult = Result<Response, Stop>;
 
 /// The signed-in caller whose session sent `csrf`, or why not (`back`: the
 /// form's page).
@@ -287,27 +320,21 @@ pub async fn issue_token(
     State(state): State<AppState>,
     viewer: Viewer,
     FormBody(form): FormBody<CsrfForm>,
-) -> SiteResult {
-    let caller = match session_caller(&viewer, form.csrf.as_deref(), "/account") {
-        Ok(caller) => caller,
-        Err(refusal) => return Ok(refusal.into_response()),
-    };
-    let token = issue_api_token(&state, caller.user_id).await?;
+) -> FormResult {
+    let caller = session_caller(&viewer, form.csrf.as_deref(), "/account")?;
+    let token = issue_api_token(&state, caller.user_id).await.map_err(SiteError::from)?;
     let page = account_page(&state, &viewer, Some(token)).await?;
     Ok((no_store(), page).into_response())
 }
 
 /// `POST /upload` (multipart, as the API's): 303 to the bot's page, where
 /// the new version shows as `checking` until its check ends.
-pub async fn upload(State(state): State<AppState>, viewer: Viewer, form: Multipart) -> SiteResult {
+pub async fn upload(State(state): State<AppState>, viewer: Viewer, form: Multipart) -> FormResult {
     let back = "/upload";
     let form = read_upload(form, state.config.max_upload_bytes)
         .await
         .map_err(|e| SiteError::from(e).back_to(back))?;
-    let caller = match session_caller(&viewer, form.csrf.as_deref(), back) {
-        Ok(caller) => caller,
-        Err(refusal) => return Ok(refusal.into_response()),
-    };
+    let caller = session_caller(&viewer, form.csrf.as_deref(), back)?;
     let uploaded = uploads::upload(&state, caller.user_id, form.upload)
         .await
         .map_err(|e| SiteError::from(e).back_to(back))?;
@@ -328,12 +355,9 @@ pub async fn challenge(
     State(state): State<AppState>,
     viewer: Viewer,
     FormBody(form): FormBody<ChallengeForm>,
-) -> SiteResult {
+) -> FormResult {
     let back = "/challenge";
-    let caller = match session_caller(&viewer, form.csrf.as_deref(), back) {
-        Ok(caller) => caller,
-        Err(refusal) => return Ok(refusal.into_response()),
-    };
+    let caller = session_caller(&viewer, form.csrf.as_deref(), back)?;
     let id = challenges::create(&state, caller.user_id, &form.request)
         .await
         .map_err(|e| SiteError::from(e).back_to(back))?;
@@ -358,12 +382,9 @@ pub async fn tournament(
     State(state): State<AppState>,
     viewer: Viewer,
     FormBody(form): FormBody<TournamentForm>,
-) -> SiteResult {
+) -> FormResult {
     let back = "/tournaments";
-    let caller = match session_caller(&viewer, form.csrf.as_deref(), back) {
-        Ok(caller) => caller,
-        Err(refusal) => return Ok(refusal.into_response()),
-    };
+    let caller = session_caller(&viewer, form.csrf.as_deref(), back)?;
     let matches_per_pair = match form.matches_per_pair.as_deref().map(str::trim) {
         None | Some("") => 1,
         Some(text) => text.parse().map_err(|_| {
