@@ -1,7 +1,8 @@
 # Shared by the kits' CI tests (kits/LANG/test.sh): source it, then
 #   kit_start LANG             copy LANG's template into a temporary folder, cd there
 #   kit_build CMD...           run the one build command, timed; bot.wasm must appear
-#   check_every_mode           `arbiter check bot.wasm` in every mode the templates claim
+#   check_every_mode           `arbiter check bot.wasm` in every mode the templates claim,
+#                              accepted and without warnings
 #   play_every_game            2 matches per game against a house bot, replays kept
 #   same_moves_natively CMD    the native build CMD plays bot.wasm's moves from the same seeds
 #   kit_report TOOLCHAIN       faults of the kit's bot (any fails), fuel per Othello move,
@@ -43,7 +44,11 @@ check_every_mode() {
   local g
   for g in $GAMES; do
     echo "== check $g"
-    "$ARBITER" check bot.wasm --game "$g" || kit_fail "arbiter check rejected the template in $g"
+    "$ARBITER" check bot.wasm --game "$g" | tee "$tmp/check.txt" || kit_fail "arbiter check rejected the template in $g"
+    # The templates are built right: no advice is due.
+    if grep -q "^warning:" "$tmp/check.txt"; then
+      kit_fail "arbiter check warned about the template in $g"
+    fi
   done
 }
 

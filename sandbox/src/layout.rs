@@ -54,18 +54,27 @@ pub fn stack_layout(wasm: &[u8]) -> Option<StackLayout> {
     }
     let stack_pointer = stack_pointer?;
     let (low, high) = data?;
-    if stack_pointer <= low {
+    // Only what wasm-ld makes counts: a stack of at least a page below the
+    // data, or a 16-byte-aligned pointer at least 1 KiB above it. Other
+    // toolchains' first mutable global is something else (AssemblyScript's
+    // heap pointer inside the data, Go's register global at 0).
+    if (MIN_STACK..=low).contains(&stack_pointer) {
         Some(StackLayout {
             bytes: stack_pointer,
             first: true,
         })
-    } else {
+    } else if stack_pointer.is_multiple_of(16) && stack_pointer >= high + 1024 {
         Some(StackLayout {
-            bytes: stack_pointer.saturating_sub(high),
+            bytes: stack_pointer - high,
             first: false,
         })
+    } else {
+        None
     }
 }
+
+/// The smallest stack placed first that is taken for one (a page).
+const MIN_STACK: u64 = 4096;
 
 /// The value of a constant expression that is a single `i32.const`.
 fn i32_const(expr: &wasmtime::wasmparser::ConstExpr<'_>) -> Option<u64> {
@@ -104,14 +113,24 @@ mod tests {
 
     #[test]
     fn wasm_ld_default_puts_64_kib_after_the_data() {
-        let layout = stack_layout(&module(1024 + 9 + 65536, 1024)).expect("a layout");
+        // 9 bytes of data at 1024, then 64 KiB of stack from the next
+        // 16-byte boundary: the pointer starts at 1040 + 65536.
+        let layout = stack_layout(&module(1040 + 65536, 1024)).expect("a layout");
         assert_eq!(
             layout,
             StackLayout {
-                bytes: 65536,
+                bytes: 1040 + 65536 - 1033,
                 first: false
             }
         );
+    }
+
+    #[test]
+    fn other_toolchains_first_global_is_not_a_stack() {
+        // AssemblyScript: a heap pointer inside its data.
+        assert_eq!(stack_layout(&module(1056, 1036)), None);
+        // Go: a register global starting at 0, below its data.
+        assert_eq!(stack_layout(&module(0, 36003)), None);
     }
 
     #[test]
