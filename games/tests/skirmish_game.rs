@@ -73,3 +73,47 @@ fn the_scripted_bot_eliminates_an_idle_bot_on_duel32() {
 fn the_scripted_bot_eliminates_an_idle_bot_on_duel48() {
     assert_rusher_wins("duel48", Side::First);
 }
+
+/// The training-data export: one line per tick and side, the observation
+/// exactly as the side got it (its digest is the record's), the map in the
+/// first, nothing of the enemy outside vision, and what became of the
+/// side's orders; plus the size of a record.
+#[test]
+fn a_game_exports_as_one_training_line_per_tick_and_side() {
+    let (game, _) = rush("duel32", Side::First);
+    let record = game.record();
+    let lines = record
+        .training_lines(arbiter_games::skirmish::deadline_ms)
+        .expect("the record replays");
+    assert_eq!(lines.len(), 2 * record.ticks.len());
+    let mut accepted = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let value: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let (tick, side) = (i / 2, i % 2 + 1);
+        assert_eq!(value["tick"], tick, "line {i}");
+        assert_eq!(value["side"], side, "line {i}");
+        assert_eq!(value["obs"]["me"], side, "line {i}: the side's own observation");
+        assert_eq!(
+            value["obs"].get("map").is_some(),
+            tick == 0,
+            "line {i}: the map comes once, at tick 0"
+        );
+        let obs: arbiter_games::skirmish::Observation =
+            serde_json::from_value(value["obs"].clone()).expect("an observation");
+        assert_eq!(
+            Some(arbiter_games::skirmish::observation_digest(&obs)),
+            record.ticks[tick].sides[side - 1].digest,
+            "line {i}: the observation the record's digest names"
+        );
+        accepted += value["accepted"].as_array().map_or(0, Vec::len);
+    }
+    assert!(accepted > 20, "the rusher's orders are in the data ({accepted})");
+    let json = serde_json::to_string(&record).expect("the record serializes");
+    eprintln!(
+        "duel32 rush, {} ticks: record {} bytes of JSON, training data {} bytes in {} lines",
+        record.ticks.len(),
+        json.len(),
+        lines.iter().map(|l| l.len() + 1).sum::<usize>(),
+        lines.len()
+    );
+}

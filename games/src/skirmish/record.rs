@@ -107,6 +107,39 @@ impl GameRecord {
     /// observation rebuilt with `deadline(tick)` as budget, and the outcome.
     /// Returns the final state.
     pub fn replay_with(&self, deadline: impl Fn(u32) -> u64) -> Result<Skirmish, ReplayError> {
+        self.replay_observed(deadline, |_, _, _| {})
+    }
+
+    /// The game as training data: one JSON line per tick and side, in
+    /// order, `{"tick", "side", "obs", "skipped", "accepted", "rejected"}`
+    /// with the full observation the side received (`deadline(tick)` as its
+    /// budget) and what became of its reply. Re-simulates the game as
+    /// [`GameRecord::replay_with`] does, so a record that does not replay
+    /// gives its error, not lines.
+    pub fn training_lines(&self, deadline: impl Fn(u32) -> u64) -> Result<Vec<String>, ReplayError> {
+        let mut lines = Vec::with_capacity(self.ticks.len() * 2);
+        self.replay_observed(deadline, |record, side, observation| {
+            let taken = &record.sides[side.index()];
+            let line = serde_json::json!({
+                "tick": record.tick,
+                "side": side.index() + 1,
+                "obs": observation,
+                "skipped": taken.skipped,
+                "accepted": taken.accepted,
+                "rejected": taken.rejected,
+            });
+            lines.push(line.to_string());
+        })?;
+        Ok(lines)
+    }
+
+    /// [`GameRecord::replay_with`], calling `observe(tick, side, obs)` with
+    /// every observation rebuilt.
+    fn replay_observed(
+        &self,
+        deadline: impl Fn(u32) -> u64,
+        mut observe: impl FnMut(&TickRecord, Side, &super::Observation),
+    ) -> Result<Skirmish, ReplayError> {
         if self.version != RULES_VERSION {
             return Err(ReplayError::Version(self.version));
         }
@@ -121,14 +154,16 @@ impl GameRecord {
             }
             for side in Side::BOTH {
                 let recorded = &record.sides[side.index()];
+                let observation = game.observation(side, deadline(record.tick));
                 if let Some(digest) = recorded.digest
-                    && observation_digest(&game.observation(side, deadline(record.tick))) != digest
+                    && observation_digest(&observation) != digest
                 {
                     return Err(ReplayError::Digest {
                         tick: record.tick,
                         side: side.index() as u8 + 1,
                     });
                 }
+                observe(record, side, &observation);
             }
             game.step_recorded(record)?;
         }
