@@ -1,6 +1,7 @@
 //! Everything a Rust bot for Arbiter needs.
 //!
-//! A bot implements [`othello::Bot`] or [`tictactoe::Bot`] and hands itself
+//! A bot implements [`othello::Bot`], [`tictactoe::Bot`] or
+//! [`skirmish::Bot`] and hands itself
 //! to that module's `run`, which reads one request per line from stdin,
 //! calls the bot and writes its reply line to stdout. The same source runs
 //! natively (for development, `arbiter play ... cmd:'target/release/my-bot'`)
@@ -36,6 +37,7 @@
 
 mod clock;
 pub mod othello;
+pub mod skirmish;
 pub mod tictactoe;
 
 pub use arbiter_games as games;
