@@ -504,7 +504,7 @@ async fn sign_up_via(server: &TestServer, name: &str, forwarded: &str) -> Status
 /// get around the limit.
 #[tokio::test]
 async fn sign_up_limits_follow_the_forwarded_address_only_from_trusted_proxies() {
-    let limit = arbiter_server::api::accounts::SIGNUPS_PER_IP_PER_HOUR;
+    let limit = arbiter_server::accounts::SIGNUPS_PER_IP_PER_HOUR;
     let proxied = Options::default().arg("--trusted-proxy").arg("127.0.0.1").start().await;
     for n in 0..limit {
         let status = sign_up_via(&proxied, &format!("first{n}"), "198.51.100.1").await;

@@ -17,10 +17,7 @@
 //! `Authorization: Bearer` need neither: a browser cannot forge that header.
 
 use crate::accounts::{self, SignedIn};
-pub use crate::accounts::{
-    Credentials, NAME_MAX, NAME_MIN, PASSWORD_MAX, PASSWORD_MIN, SIGNINS_PER_IP_PER_MINUTE,
-    SIGNINS_PER_NAME_AND_IP_PER_MINUTE, SIGNINS_PER_NAME_PER_MINUTE, SIGNUPS_PER_IP_PER_HOUR, name_key,
-};
+use crate::accounts::{Credentials, name_key};
 use crate::auth::{
     self, Caller, ClientIp, SessionCookie, Via, end_session, issue_api_token, sent_csrf, session_secret,
 };

@@ -13,7 +13,7 @@ use axum::{Json, Router};
 use serde_json::{Value, json};
 use sqlx::Row;
 
-pub use crate::uploads::{FORM_OVERHEAD, UPLOADS_PER_MINUTE, valid_bot_name};
+use crate::uploads::FORM_OVERHEAD;
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {

@@ -11,8 +11,6 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
-pub use crate::challenges::{CHALLENGE_PRIORITY, CHALLENGES_PER_MINUTE};
-
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
     Router::new().route("/challenges", post(create))

@@ -29,7 +29,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The whole application: the JSON API under `/api` and the site.
 pub fn router(state: AppState) -> Router {
-    let upload_limit = state.config.max_upload_bytes + bots::FORM_OVERHEAD;
+    let upload_limit = state.config.max_upload_bytes + crate::uploads::FORM_OVERHEAD;
     let api = Router::new()
         .merge(accounts::router())
         .merge(bots::router().layer(DefaultBodyLimit::max(upload_limit)))

@@ -1,8 +1,6 @@
 //! Round-robin tournaments with a crosstable: the JSON face of
 //! [`crate::tournaments`].
 
-pub use crate::tournaments::TOURNAMENT_PRIORITY;
-
 use crate::api::accounts::JsonBody;
 use crate::auth::{Caller, sent_csrf};
 use crate::error::{ApiError, ApiResult};

@@ -58,6 +58,13 @@ impl FormToken {
     pub fn value(&self) -> &str {
         &self.value
     }
+
+    /// Whether a posted form's `csrf` field proves it came from a page this
+    /// browser got: it equals the token of the browser's cookie (a token
+    /// made just now, without a cookie, proves nothing).
+    fn sent_back(&self, csrf: Option<&str>) -> bool {
+        self.set.is_none() && csrf.is_some_and(|sent| same_secret(&self.value, sent))
+    }
 }
 
 impl FromRequestParts<AppState> for FormToken {
@@ -251,9 +258,7 @@ async fn sign(
     signup: bool,
 ) -> Response {
     let next = super::account::safe_next(form.next.as_deref());
-    let expected = form_cookie(&headers);
-    let token_ok = matches!((&expected, &form.csrf), (Some(cookie), Some(sent)) if same_secret(cookie, sent));
-    if !token_ok {
+    if !token.sent_back(form.csrf.as_deref()) {
         let message = "this form has expired (its security token is missing or does not match): send it again";
         let mut answer = sign_page(&viewer, signup, &next, token, &form.name, Some(message.into()));
         *answer.status_mut() = StatusCode::FORBIDDEN;

@@ -80,9 +80,11 @@ fn live_replay(ladder: &str, seed: u64, names: &[String; 2]) -> String {
     };
     let record = match variant {
         arbiter_games::Variant::Othello(mode) => {
-            use arbiter_games::Game;
-            let opening = arbiter_games::othello::Othello::new(mode, seed).record();
-            serde_json::json!({ "opening_moves": opening["opening_moves"] })
+            let opening: Vec<_> = arbiter_games::othello::opening(mode, seed)
+                .iter()
+                .map(|mv| mv.code())
+                .collect();
+            serde_json::json!({ "opening_moves": opening })
         }
         _ => serde_json::json!({}),
     };
