@@ -39,9 +39,8 @@ impl WasmBot {
 /// whose bot seed is `seed` (see [`bot_seed`]): what a native run needs to
 /// draw the same random numbers.
 pub fn first_random_bytes<const N: usize>(seed: u64) -> [u8; N] {
-    use rand_core::{RngCore, SeedableRng};
     let mut bytes = [0u8; N];
-    rand_chacha::ChaCha20Rng::seed_from_u64(seed).fill_bytes(&mut bytes);
+    arbiter_sandbox::first_random_bytes(seed, &mut bytes);
     bytes
 }
 

@@ -275,6 +275,18 @@ fn engine_config(config: &SandboxConfig, keep_resident: bool) -> wasmtime::Confi
     wcfg
 }
 
+/// The stream `random_get` hands a bot whose [`BotEnv::seed`] is `seed`.
+fn random_stream(seed: u64) -> rand_chacha::ChaCha20Rng {
+    rand_chacha::ChaCha20Rng::seed_from_u64(seed)
+}
+
+/// The first bytes `random_get` hands a bot whose [`BotEnv::seed`] is
+/// `seed` (what a native build of the bot needs to draw the same numbers).
+pub fn first_random_bytes(seed: u64, out: &mut [u8]) {
+    use rand_core::RngCore;
+    random_stream(seed).fill_bytes(out);
+}
+
 /// A wasmtime engine with the settings a [`Sandbox`] built from `config`
 /// uses (code generation, fuel metering, limits, the pooling allocator),
 /// after `adjust` has changed what it needs to. For benchmarks and tools
@@ -459,8 +471,10 @@ impl Sandbox {
                 .map(|(k, v)| format!("{k}={v}\0").into_bytes())
                 .collect(),
         });
-        let rng = rand_chacha::ChaCha20Rng::seed_from_u64(env.seed);
-        let io = Arc::new(Mutex::new(io::Io::new(rng, c.timeout_granularity_fuel)));
+        let io = Arc::new(Mutex::new(io::Io::new(
+            random_stream(env.seed),
+            c.timeout_granularity_fuel,
+        )));
         BotInstance::new(self.shared.clone(), module.clone(), params, io)
     }
 }
