@@ -946,23 +946,40 @@ async fn first_attempt_held_by(ladder: &Ladder, prefix: &str) -> Option<i64> {
     .expect("poll")
 }
 
+/// Any match (first attempt or a retry) a process whose claims start with
+/// `prefix` holds now.
+async fn any_held_by(ladder: &Ladder, prefix: &str) -> Option<i64> {
+    sqlx::query_scalar::<_, i64>(
+        "SELECT id FROM matches WHERE status = 'running' AND claimed_by LIKE $1 ORDER BY id LIMIT 1",
+    )
+    .bind(format!("{prefix}%"))
+    .fetch_optional(&ladder.core.db.pool)
+    .await
+    .expect("poll")
+}
+
 /// Kills (SIGKILL) `child` once it plays a first-attempt match; returns
-/// that match and how long after the kill another worker took it over (or
-/// it was finished).
-async fn kill_while_playing(ladder: &Ladder, child: &mut Child, prefix: &str) -> (i64, Duration) {
+/// the match it held when it died and how long after the kill another
+/// worker took it over (or it was finished). `None` when the kill struck
+/// between two matches (the process had just recorded one and not yet
+/// claimed the next): the caller starts another process and tries again.
+async fn kill_while_playing(ladder: &Ladder, child: &mut Child, prefix: &str) -> Option<(i64, Duration)> {
     let prefix = format!("{prefix}-{}-", child.id());
     wait_for(Duration::from_secs(90), &format!("{prefix}* to play a match"), || {
         first_attempt_held_by(ladder, &prefix)
     })
     .await;
-    // Into the match (modules loaded, first turns), then dead.
+    // Into the match (modules loaded, first turns), then dead. The match
+    // may have ended meanwhile and another begun; what counts is what the
+    // dead process holds, which nobody else can change within its lease.
     tokio::time::sleep(Duration::from_millis(300)).await;
     child.kill().expect("SIGKILL");
     child.wait().expect("reaped");
     let killed = Instant::now();
-    let held = first_attempt_held_by(ladder, &prefix)
-        .await
-        .unwrap_or_else(|| panic!("{prefix}* held no match when it died\n{}", ladder.logs()));
+    let Some(held) = any_held_by(ladder, &prefix).await else {
+        eprintln!("{prefix}* held no match when it died: trying again with another process");
+        return None;
+    };
     wait_for(
         Duration::from_secs(90),
         &format!("match {held} to be taken over"),
@@ -983,7 +1000,7 @@ async fn kill_while_playing(ladder: &Ladder, child: &mut Child, prefix: &str) ->
         "match {held}: its holder {prefix}* killed, taken over {:.2} s later",
         after.as_secs_f64()
     );
-    (held, after)
+    Some((held, after))
 }
 
 /// Faults on PostgreSQL while matches run, on a cluster of its own: kill -9
@@ -1019,9 +1036,19 @@ async fn faults_scenario() {
         ladder.spawn_worker_process("worker-2.log"),
     ]);
 
-    let serve_kill = kill_while_playing(&ladder, &mut reaper.0[0], "serve").await;
+    let serve_kill = loop {
+        if let Some(kill) = kill_while_playing(&ladder, &mut reaper.0[0], "serve").await {
+            break kill;
+        }
+        reaper.0[0] = ladder.spawn_serve_process("serve-again.log");
+    };
     reaper.0.push(ladder.spawn_serve_process("serve-2.log"));
-    let worker_kill = kill_while_playing(&ladder, &mut reaper.0[1], "worker").await;
+    let worker_kill = loop {
+        if let Some(kill) = kill_while_playing(&ladder, &mut reaper.0[1], "worker").await {
+            break kill;
+        }
+        reaper.0[1] = ladder.spawn_worker_process("worker-1-again.log");
+    };
     reaper.0.push(ladder.spawn_worker_process("worker-3.log"));
 
     wait_for(Duration::from_secs(60), "two running matches", || async {
