@@ -160,8 +160,10 @@ impl BotInstance {
     ///   and a further `turn` starts a fresh instance; with `Pause` (and with
     ///   `Stop` for a bot that ran out inside a host call) the bot stays
     ///   paused where it was and continues in the next turn's budget, the
-    ///   next request is queued on its stdin and a line it writes for a
-    ///   request whose turn timed out is dropped.
+    ///   next request is queued on its stdin. With `Stop`, a line it
+    ///   writes for a request whose turn timed out is dropped; with `Pause`
+    ///   every line is a reply, and [`BotInstance::resume`] waits for the
+    ///   next one.
     /// - Any other fault discards the wasm instance; a further `turn` starts
     ///   a fresh one.
     /// - A bot that exits after replying is restarted, from a fresh
@@ -183,6 +185,34 @@ impl BotInstance {
                 Ok(run) => self.run = Some(run),
                 Err(e) => return Err(self.fault(FaultKind::Crash(CrashReason::RestartFailed(e.to_string())))),
             }
+        }
+        let result = self.drive(fuel_budget);
+        self.waiting = result.is_ok();
+        self.collect_stderr();
+        result
+    }
+
+    /// Lets a bot that has just replied (or timed out) go on without a new
+    /// request, until it writes its next line or `fuel_budget` runs out;
+    /// the outcomes are those of [`BotInstance::turn`]. For tick-based
+    /// games, whose referee drops a stale reply and waits, within what is
+    /// left of the tick, for the current one. A bot that has crashed has
+    /// nothing to resume: that is a [`CrashReason::RestartFailed`].
+    pub fn resume(&mut self, fuel_budget: u64) -> Result<TurnReply, TurnFault> {
+        if self.run.is_none() {
+            return Err(self.fault(FaultKind::Crash(CrashReason::RestartFailed(
+                "no bot to resume: it has crashed".into(),
+            ))));
+        }
+        let allowed = self.backstop_allowance(fuel_budget);
+        {
+            let mut g = lock(&self.io);
+            g.resume_turn(fuel_budget);
+            let now = Instant::now();
+            g.backstop = now
+                .checked_add(allowed.real)
+                .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600));
+            g.backstop_ms = allowed.ms;
         }
         let result = self.drive(fuel_budget);
         self.waiting = result.is_ok();

@@ -264,6 +264,14 @@ impl Io {
         self.event = None;
     }
 
+    /// Opens a turn that delivers no request: the bot, paused after a
+    /// reply, goes on with what it has read.
+    pub(crate) fn resume_turn(&mut self, budget: u64) {
+        self.turn_seq += 1;
+        self.budget = budget;
+        self.event = None;
+    }
+
     /// Closes stdin after the last turn and wakes a bot waiting for a
     /// request, with `budget` fuel to exit in.
     pub(crate) fn close(&mut self, budget: u64) {

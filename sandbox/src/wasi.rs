@@ -243,6 +243,9 @@ async fn write(c: &mut Ctx<'_>, fd: i32, data: &[u8]) -> Result<Result<usize, i3
 /// the reply: the bot pauses here until the next turn.
 async fn write_stdout(c: &mut Ctx<'_>, data: &[u8]) -> Result<()> {
     let max_reply = c.data().params.max_reply;
+    // With `Pause`, every line is handed over: the referee of a tick-based
+    // game tells stale replies by their content.
+    let match_requests = c.data().params.on_timeout == crate::OnTimeout::Stop;
     let io = c.data().io.clone();
     let mut rest = data;
     while !rest.is_empty() {
@@ -266,7 +269,7 @@ async fn write_stdout(c: &mut Ctx<'_>, data: &[u8]) -> Result<()> {
             let line = std::mem::take(&mut g.stdout_line);
             g.lines += 1;
             g.instance_lines += 1;
-            if g.lines < g.requests {
+            if match_requests && g.lines < g.requests {
                 // The answer to a request whose turn already timed out.
                 continue;
             }

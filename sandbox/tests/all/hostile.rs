@@ -273,7 +273,7 @@ fn stderr_flood_is_capped_with_a_marker() {
 }
 
 #[test]
-fn timed_out_bot_resumes_and_its_late_reply_is_dropped() {
+fn timed_out_bot_resumes_and_its_late_reply_comes_first() {
     // Reads a request, spins 10M iterations (about 80M fuel, more than FUEL), echoes it.
     let start = "(local $i i32)
         (loop $turn
@@ -287,9 +287,54 @@ fn timed_out_bot_resumes_and_its_late_reply_is_dropped() {
     let mut b = bot(&wat_bot(start, ""));
     let f = b.turn(b"first", FUEL).expect_err("too slow");
     assert_eq!((f.kind, f.fuel_used), (FaultKind::Timeout, FUEL));
-    let r = b.turn(b"second", 4 * FUEL).expect("catches up");
+    // Paused bots hand over every line: the late answer to "first" comes
+    // first, the referee tells it by its content and resumes the bot.
+    let late = b.turn(b"second", 4 * FUEL).expect("finishes the first request");
+    assert_eq!(late.line, b"first");
+    assert!(late.fuel_used < FUEL, "{}", late.fuel_used);
+    let left = 4 * FUEL - late.fuel_used;
+    let r = b.resume(left).expect("answers the second request");
     assert_eq!(r.line, b"second");
-    assert!(r.fuel_used > FUEL / 2 && r.fuel_used <= 4 * FUEL, "{}", r.fuel_used);
+    assert!(r.fuel_used > FUEL / 2 && r.fuel_used <= left, "{}", r.fuel_used);
+    // With nothing left to read, resuming asks for input without a reply.
+    let f = b.resume(4 * FUEL).expect_err("nothing to answer");
+    assert!(matches!(f.kind, FaultKind::BadReply(_)), "{f:?}");
+}
+
+#[test]
+fn a_bot_behind_may_answer_only_the_newest_request() {
+    // Reads whatever is waiting, spins 10M iterations, echoes the last
+    // line it read: a bot that catches up by answering the newest request.
+    let start = "(local $i i32) (local $n i32) (local $end i32) (local $p i32)
+        (loop $turn
+          (local.set $i (i32.const 0))
+          (local.set $n (call $read))
+          (loop $spin
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br_if $spin (i32.lt_u (local.get $i) (i32.const 10000000))))
+          ;; the last line of what was read: after the last but one newline
+          (local.set $end (i32.sub (i32.add (i32.const 1024) (local.get $n)) (i32.const 1)))
+          (local.set $p (local.get $end))
+          (block $found
+            (loop $back
+              (br_if $found (i32.le_u (local.get $p) (i32.const 1024)))
+              (br_if $found (i32.eq (i32.load8_u (i32.sub (local.get $p) (i32.const 1))) (i32.const 10)))
+              (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+              (br $back)))
+          (call $write (i32.const 1) (local.get $p) (i32.add (i32.sub (local.get $end) (local.get $p)) (i32.const 1)))
+          (br $turn))";
+    let mut b = bot(&wat_bot(start, ""));
+    // About 80M fuel for "one": two budgets of 30M are not enough.
+    for request in [&b"one"[..], b"two"] {
+        let f = b.turn(request, 30_000_000).expect_err("too slow");
+        assert_eq!((f.kind, f.fuel_used), (FaultKind::Timeout, 30_000_000));
+    }
+    let late = b.turn(b"three", 4 * FUEL).expect("answers the first");
+    assert_eq!(late.line, b"one");
+    // "two" and "three" wait on stdin: the bot reads both at once and
+    // answers the newest.
+    let r = b.resume(4 * FUEL - late.fuel_used).expect("answers the newest");
+    assert_eq!(r.line, b"three");
 }
 
 #[test]

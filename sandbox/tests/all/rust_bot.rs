@@ -73,8 +73,11 @@ fn heavy_turn_times_out_then_resumes() {
     let mut b = echo_bot(1);
     let f = b.turn(b"spin 100000000", FUEL).expect_err("too slow");
     assert_eq!(f.kind, FaultKind::Timeout);
-    // The late "spun" line is dropped; the next request is answered.
-    let r = b.turn(b"next", 100 * FUEL).expect("catches up");
+    // The late "spun" line comes first (paused bots hand over every line);
+    // resumed, the bot answers the next request.
+    let late = b.turn(b"next", 100 * FUEL).expect("finishes the spin");
+    assert!(line(&late).starts_with("spun"), "{}", line(&late));
+    let r = b.resume(100 * FUEL - late.fuel_used).expect("catches up");
     assert_eq!(line(&r), "next");
 }
 
