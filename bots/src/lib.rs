@@ -15,15 +15,19 @@
 //! | `othello-ab-weak` | Othello, all modes | alpha-beta, depth ≤ 2 |
 //! | `othello-ab-medium` | Othello, all modes | alpha-beta, ≤ 20 ms a move |
 //! | `othello-ab-strong` | Othello, all modes | alpha-beta, ≤ 80 ms a move |
+//! | `skirmish-rush` | skirmish | worker rush: two peasants, then each footman, straight at the enemy |
+//! | `skirmish-economy` | skirmish | economy, then waves of 8–10 footmen; beats the rush |
+//! | `skirmish-defence` | skirmish | economy and a second hall, footmen and riflemen hold the base, late counter-attack; beats both |
 #![deny(missing_docs)]
 
 pub mod othello;
+pub mod skirmish;
 pub mod tictactoe;
 
 use arbiter_sdk::Rng;
 
 /// Every house bot's name, weakest first within each game.
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 10] = [
     "tictactoe-random",
     "tictactoe-perfect",
     "othello-random",
@@ -31,6 +35,9 @@ pub const NAMES: [&str; 7] = [
     "othello-ab-weak",
     "othello-ab-medium",
     "othello-ab-strong",
+    "skirmish-rush",
+    "skirmish-economy",
+    "skirmish-defence",
 ];
 
 /// A reply function: request line in, reply line out.
@@ -38,7 +45,7 @@ pub type Answerer = Box<dyn FnMut(&str) -> String + Send>;
 
 /// The house bot `name` as a reply function drawing on `rng`.
 pub fn answerer(name: &str, rng: Rng) -> Option<Answerer> {
-    use arbiter_sdk::{othello as o, tictactoe as t};
+    use arbiter_sdk::{othello as o, skirmish as s, tictactoe as t};
     Some(match name {
         "tictactoe-random" => {
             let mut bot = tictactoe::Random(rng);
@@ -63,6 +70,18 @@ pub fn answerer(name: &str, rng: Rng) -> Option<Answerer> {
                 _ => othello::AlphaBeta::strong(),
             };
             Box::new(move |line| o::answer(&mut bot, line))
+        }
+        "skirmish-rush" => {
+            let mut bot = skirmish::Rush::new(rng);
+            Box::new(move |line| s::answer(&mut bot, line))
+        }
+        "skirmish-economy" => {
+            let mut bot = skirmish::Economy::new(rng);
+            Box::new(move |line| s::answer(&mut bot, line))
+        }
+        "skirmish-defence" => {
+            let mut bot = skirmish::Defence::new(rng);
+            Box::new(move |line| s::answer(&mut bot, line))
         }
         _ => return None,
     })

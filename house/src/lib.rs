@@ -7,6 +7,7 @@
 //! let bot = arbiter_house::find("othello-greedy").unwrap();
 //! assert!(bot.wasm.starts_with(b"\0asm"));
 //! assert!(bot.plays("othello", "anti"));
+//! assert!(arbiter_house::find("skirmish-defence").unwrap().plays("skirmish", "standard"));
 //! ```
 #![deny(missing_docs)]
 
@@ -25,10 +26,12 @@ impl HouseBot {
         self.name.split('-').next().unwrap_or(self.name)
     }
 
-    /// Whether it plays `game` in `mode` (Othello bots play every mode).
+    /// Whether it plays `game` in `mode` (Othello bots play every mode;
+    /// tic-tac-toe and skirmish bots the `standard` mode).
     pub fn plays(&self, game: &str, mode: &str) -> bool {
         match self.game() {
             "tictactoe" => game == "tictactoe" && mode == "standard",
+            "skirmish" => game == "skirmish" && mode == "standard",
             "othello" => game == "othello" && ["std", "anti", "grand", "octagon", "reversi"].contains(&mode),
             _ => false,
         }
@@ -46,14 +49,25 @@ pub fn find(name: &str) -> Option<&'static HouseBot> {
 mod tests {
     #[test]
     fn every_bot_is_a_wasm_module_for_a_known_game() {
-        assert_eq!(super::ALL.len(), 7);
+        assert_eq!(super::ALL.len(), 10);
+        let mut per_game = std::collections::BTreeMap::new();
         for bot in super::ALL {
             assert!(bot.wasm.starts_with(b"\0asm"), "{}", bot.name);
-            assert!(
-                bot.plays(bot.game(), if bot.game() == "othello" { "std" } else { "standard" }),
-                "{}",
-                bot.name
-            );
+            let mode = match bot.game() {
+                "othello" => "std",
+                "tictactoe" | "skirmish" => "standard",
+                other => panic!("{} plays an unknown game {other}", bot.name),
+            };
+            assert!(bot.plays(bot.game(), mode), "{}", bot.name);
+            *per_game.entry(bot.game()).or_insert(0) += 1;
         }
+        assert_eq!(
+            per_game.into_iter().collect::<Vec<_>>(),
+            [("othello", 5), ("skirmish", 3), ("tictactoe", 2)]
+        );
+        let skirmish = super::find("skirmish-rush").expect("a skirmish bot");
+        assert!(skirmish.plays("skirmish", "standard"));
+        assert!(!skirmish.plays("skirmish", "std"));
+        assert!(!skirmish.plays("othello", "standard"));
     }
 }

@@ -1,0 +1,5 @@
+//! House bot `skirmish-defence` (see the crate docs).
+
+fn main() {
+    arbiter_bots::run("skirmish-defence");
+}

@@ -1,0 +1,5 @@
+//! House bot `skirmish-economy` (see the crate docs).
+
+fn main() {
+    arbiter_bots::run("skirmish-economy");
+}
