@@ -11,6 +11,9 @@ pub enum Variant {
     TicTacToe,
     /// Othello in one of its five modes.
     Othello(Mode),
+    /// Skirmish (mode `standard`: the built-in 48×48 map
+    /// [`Variant::SKIRMISH_MAP`]).
+    Skirmish,
 }
 
 /// Time limits of one side in one game, in milliseconds.
@@ -23,40 +26,55 @@ pub struct Budget {
 }
 
 impl Variant {
+    /// The map of `skirmish:standard`.
+    pub const SKIRMISH_MAP: &'static str = "duel48";
+
     /// Every variant, for listings.
-    pub const ALL: [Variant; 6] = [
+    pub const ALL: [Variant; 7] = [
         Variant::TicTacToe,
         Variant::Othello(Mode::Std),
         Variant::Othello(Mode::Anti),
         Variant::Othello(Mode::Grand),
         Variant::Othello(Mode::Octagon),
         Variant::Othello(Mode::Reversi),
+        Variant::Skirmish,
     ];
 
-    /// The game's name: `tictactoe` or `othello`.
+    /// The game's name: `tictactoe`, `othello` or `skirmish`.
     pub fn game(self) -> &'static str {
         match self {
             Variant::TicTacToe => "tictactoe",
             Variant::Othello(_) => "othello",
+            Variant::Skirmish => "skirmish",
         }
     }
 
-    /// The mode's name: `standard` for tic-tac-toe, else the Othello mode.
+    /// The mode's name: `standard` for tic-tac-toe and skirmish, else the
+    /// Othello mode.
     pub fn mode(self) -> &'static str {
         match self {
-            Variant::TicTacToe => "standard",
+            Variant::TicTacToe | Variant::Skirmish => "standard",
             Variant::Othello(mode) => mode.as_str(),
         }
+    }
+
+    /// Whether both sides act every tick under a per-tick budget (skirmish)
+    /// rather than taking turns against a per-game bank.
+    pub fn is_tick_based(self) -> bool {
+        matches!(self, Variant::Skirmish)
     }
 
     /// The default time control of a hosted ladder and of `arbiter play`:
     /// tic-tac-toe 100 ms per turn and 1 s per game; Othello on 8×8 1 s per
     /// move and 10 s per leg, on 10×10 1.5 s and 15 s. Virtual time, per
     /// side. (FlipSight's own defaults, 10 s and 60 s, are among
-    /// [`Variant::longer_budgets`].)
+    /// [`Variant::longer_budgets`].) Skirmish, which has no bank, reads a
+    /// budget as the per-tick budget and the set-up budget of tick 0: 20 ms
+    /// and 1 000 ms.
     pub fn default_budget(self) -> Budget {
         match self {
             Variant::TicTacToe => Budget::new(100, 1_000),
+            Variant::Skirmish => Budget::new(crate::skirmish::DEADLINE_MS, crate::skirmish::FIRST_DEADLINE_MS),
             Variant::Othello(mode) if mode.board_size() == 10 => Budget::new(1_500, 15_000),
             Variant::Othello(_) => Budget::new(1_000, 10_000),
         }
@@ -64,13 +82,15 @@ impl Variant {
 
     /// The longer time controls a challenge may ask for, shortest first:
     /// tic-tac-toe 1 s / 5 s (the spec's own); Othello 5 s / 30 s and
-    /// 10 s / 60 s (FlipSight's).
+    /// 10 s / 60 s (FlipSight's); skirmish 100 ms per tick, 5 s at tick 0.
     pub fn longer_budgets(self) -> &'static [Budget] {
         const TICTACTOE: [Budget; 1] = [Budget::new(1_000, 5_000)];
         const OTHELLO: [Budget; 2] = [Budget::new(5_000, 30_000), Budget::new(10_000, 60_000)];
+        const SKIRMISH: [Budget; 1] = [Budget::new(100, 5_000)];
         match self {
             Variant::TicTacToe => &TICTACTOE,
             Variant::Othello(_) => &OTHELLO,
+            Variant::Skirmish => &SKIRMISH,
         }
     }
 }
@@ -119,14 +139,15 @@ impl fmt::Display for Variant {
 
 /// A `GAME[:MODE]` that names no variant.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown game {0:?}: expected tictactoe or othello[:std|anti|grand|octagon|reversi]")]
+#[error("unknown game {0:?}: expected tictactoe, othello[:std|anti|grand|octagon|reversi] or skirmish")]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for Variant {
     type Err = UnknownVariant;
 
     /// Parses `tictactoe`, `tictactoe:standard`, `othello` (= `othello:std`)
-    /// or `othello:MODE`, case-insensitively.
+    /// `othello:MODE`, `skirmish` or `skirmish:standard`,
+    /// case-insensitively.
     fn from_str(text: &str) -> Result<Variant, UnknownVariant> {
         let lower = text.trim().to_ascii_lowercase();
         let (game, mode) = match lower.split_once(':') {
@@ -135,6 +156,7 @@ impl FromStr for Variant {
         };
         match (game, mode) {
             ("tictactoe", None | Some("standard")) => Ok(Variant::TicTacToe),
+            ("skirmish", None | Some("standard")) => Ok(Variant::Skirmish),
             ("othello", None) => Ok(Variant::Othello(Mode::Std)),
             ("othello", Some(mode)) => mode
                 .parse()

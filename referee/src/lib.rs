@@ -28,16 +28,18 @@
 //!   settings and seed give the same replay, byte for byte.
 #![deny(missing_docs)]
 
+pub mod frames;
 mod in_process;
 pub mod native;
 pub mod player;
 mod referee;
 pub mod replay;
+pub mod skirmish;
 pub mod verify;
 pub mod wasm;
 
 pub use in_process::InProcess;
 pub use player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, Spent, TurnError};
-pub use referee::{HostError, MatchSettings, PlayedMatch, play_match, play_match_observed};
+pub use referee::{HostError, MatchSettings, PlayedMatch, Progress, play_match, play_match_observed};
 pub use replay::Replay;
 pub use wasm::WasmBot;

@@ -104,8 +104,9 @@ pub enum AfterTimeout {
     #[default]
     Kill,
     /// Leave the bot running (tick-based games, where a late bot is skipped
-    /// and continues): the reply it owes is read and dropped at its next
-    /// turn, charged to that turn, so replies never drift out of step.
+    /// and continues): every line it writes is handed over, a late one
+    /// first at its next turn, and the referee tells stale replies by their
+    /// content and waits for the next line with [`Player::resume`].
     Continue,
 }
 
@@ -242,7 +243,12 @@ impl NativeProcess {
         let proc = program.launch(&stderr)?;
         Ok(Self {
             program,
-            after_timeout: command.after_timeout,
+            // A timeout only skips a tick in tick-based games.
+            after_timeout: if setup.tick_based {
+                AfterTimeout::Continue
+            } else {
+                command.after_timeout
+            },
             stderr,
             state: State::Running(Box::new(proc)),
         })
@@ -270,25 +276,24 @@ impl NativeProcess {
         fault
     }
 
-    /// A timeout: stops the player or, under [`AfterTimeout::Continue`],
-    /// notes that a late reply is owed.
-    fn timed_out(&mut self, owes_reply: bool) -> Fault {
+    /// A timeout: stops the player unless it is kept running
+    /// ([`AfterTimeout::Continue`]).
+    fn timed_out(&mut self) -> Fault {
         match (&mut self.state, self.after_timeout) {
-            (State::Running(proc), AfterTimeout::Continue) => {
-                if owes_reply {
-                    proc.owed += 1;
-                }
-                Fault::Timeout
-            }
+            (State::Running(_), AfterTimeout::Continue) => Fault::Timeout,
             _ => self.stop(Fault::Timeout),
         }
     }
 
-    /// Runs one turn; `Err` holds the fault (the player has been updated).
-    fn play(&mut self, request: &str, deadline: Option<Instant>) -> Result<Vec<u8>, Fault> {
-        let mut payload = Vec::with_capacity(request.len() + 1);
-        payload.extend_from_slice(request.as_bytes());
-        payload.push(b'\n');
+    /// Runs one turn, handing the bot `request` (none when resuming);
+    /// `Err` holds the fault (the player has been updated).
+    fn play(&mut self, request: Option<&str>, deadline: Option<Instant>) -> Result<Vec<u8>, Fault> {
+        let payload = request.map(|request| {
+            let mut payload = Vec::with_capacity(request.len() + 1);
+            payload.extend_from_slice(request.as_bytes());
+            payload.push(b'\n');
+            payload
+        });
         let mut restarted = false;
         loop {
             let proc = match &mut self.state {
@@ -299,9 +304,9 @@ impl NativeProcess {
                     )));
                 }
             };
-            match proc.exchange(&payload, deadline) {
+            match proc.exchange(payload.as_deref(), deadline) {
                 Exchange::Line(line) => return Ok(line),
-                Exchange::TimedOut => return Err(self.timed_out(true)),
+                Exchange::TimedOut => return Err(self.timed_out()),
                 Exchange::Fault(fault) => return Err(self.stop(fault)),
                 Exchange::Gone => {
                     let grace = Instant::now() + EXIT_GRACE;
@@ -318,7 +323,7 @@ impl NativeProcess {
                         };
                         return Err(self.stop(fault));
                     };
-                    if status.success() && proc.replied && !restarted {
+                    if status.success() && proc.replied && !restarted && payload.is_some() {
                         // A one-shot bot (or one that exited after replying):
                         // start it afresh and hand it the request again.
                         restarted = true;
@@ -353,6 +358,26 @@ impl Player for NativeProcess {
     /// earlier fault; [`Fault::BadReply`] for a line longer than
     /// [`MAX_REPLY_LINE`] or not UTF-8.
     fn turn(&mut self, request: &str, budget_us: u64) -> Result<Answer, TurnError> {
+        self.answer(Some(request), budget_us)
+    }
+
+    /// Waits at most `budget_us` for the bot's next line without writing
+    /// anything (see [`AfterTimeout::Continue`]); faults as for `turn`.
+    fn resume(&mut self, budget_us: u64) -> Result<Answer, TurnError> {
+        self.answer(None, budget_us)
+    }
+
+    /// A copy of the stderr kept so far, across restarts of a one-shot bot;
+    /// at most [`MAX_STDERR`] bytes plus the [`STDERR_TRUNCATED`] line.
+    fn stderr(&self) -> Vec<u8> {
+        lock(&self.stderr).bytes.clone()
+    }
+}
+
+impl NativeProcess {
+    /// One turn (`request`) or one resumed wait (`None`) of at most
+    /// `budget_us`.
+    fn answer(&mut self, request: Option<&str>, budget_us: u64) -> Result<Answer, TurnError> {
         let start = Instant::now();
         let deadline = start.checked_add(Duration::from_micros(budget_us));
         let outcome = self.play(request, deadline);
@@ -363,7 +388,7 @@ impl Player for NativeProcess {
         let fail = |fault| TurnError { fault, spent };
         let mut line = outcome.map_err(fail)?;
         if spent.us > budget_us {
-            return Err(fail(self.timed_out(false)));
+            return Err(fail(self.timed_out()));
         }
         if line.last() == Some(&b'\r') {
             line.pop();
@@ -376,12 +401,6 @@ impl Player for NativeProcess {
                 Err(fail(self.stop(Fault::BadReply(why))))
             }
         }
-    }
-
-    /// A copy of the stderr kept so far, across restarts of a one-shot bot;
-    /// at most [`MAX_STDERR`] bytes plus the [`STDERR_TRUNCATED`] line.
-    fn stderr(&self) -> Vec<u8> {
-        lock(&self.stderr).bytes.clone()
     }
 }
 
@@ -422,7 +441,6 @@ impl Program {
             events,
             stderr_done,
             replied: false,
-            owed: 0,
             unterminated: false,
             reaped: None,
         };
@@ -468,8 +486,6 @@ struct Proc {
     stderr_done: Receiver<()>,
     /// Whether this process has written at least one line.
     replied: bool,
-    /// Replies owed to requests that timed out, dropped when they arrive.
-    owed: usize,
     /// Whether stdout ended in the middle of a line.
     unterminated: bool,
     /// The exit status, once reaped.
@@ -486,48 +502,40 @@ enum Exchange {
 }
 
 impl Proc {
-    /// Hands `payload` to the bot and waits until `deadline` for its line,
-    /// first dropping the late replies it owes.
-    fn exchange(&mut self, payload: &[u8], deadline: Option<Instant>) -> Exchange {
-        let sent = self
-            .requests
-            .as_ref()
-            .is_some_and(|requests| requests.send(payload.to_vec()).is_ok());
-        if !sent {
-            return Exchange::Gone;
-        }
-        loop {
-            let event = match deadline {
-                Some(deadline) => self
-                    .events
-                    .recv_timeout(deadline.saturating_duration_since(Instant::now())),
-                None => self.events.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            };
-            match event {
-                Ok(Event::Line(line)) => {
-                    self.replied = true;
-                    if self.owed > 0 {
-                        self.owed -= 1;
-                        continue;
-                    }
-                    return Exchange::Line(line);
-                }
-                Ok(Event::Eof { unterminated }) => {
-                    self.unterminated = unterminated;
-                    return Exchange::Gone;
-                }
-                Ok(Event::WriteFailed) | Err(RecvTimeoutError::Disconnected) => {
-                    return Exchange::Gone;
-                }
-                Ok(Event::TooLong) => {
-                    let why = format!("reply line longer than {MAX_REPLY_LINE} bytes");
-                    return Exchange::Fault(Fault::BadReply(why));
-                }
-                Ok(Event::ReadFailed(why)) => {
-                    return Exchange::Fault(Fault::Crash(format!("cannot read its stdout: {why}")));
-                }
-                Err(RecvTimeoutError::Timeout) => return Exchange::TimedOut,
+    /// Hands `payload` (if any) to the bot and waits until `deadline` for
+    /// its next line.
+    fn exchange(&mut self, payload: Option<&[u8]>, deadline: Option<Instant>) -> Exchange {
+        if let Some(payload) = payload {
+            let sent = self
+                .requests
+                .as_ref()
+                .is_some_and(|requests| requests.send(payload.to_vec()).is_ok());
+            if !sent {
+                return Exchange::Gone;
             }
+        }
+        let event = match deadline {
+            Some(deadline) => self
+                .events
+                .recv_timeout(deadline.saturating_duration_since(Instant::now())),
+            None => self.events.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        match event {
+            Ok(Event::Line(line)) => {
+                self.replied = true;
+                Exchange::Line(line)
+            }
+            Ok(Event::Eof { unterminated }) => {
+                self.unterminated = unterminated;
+                Exchange::Gone
+            }
+            Ok(Event::WriteFailed) | Err(RecvTimeoutError::Disconnected) => Exchange::Gone,
+            Ok(Event::TooLong) => {
+                let why = format!("reply line longer than {MAX_REPLY_LINE} bytes");
+                Exchange::Fault(Fault::BadReply(why))
+            }
+            Ok(Event::ReadFailed(why)) => Exchange::Fault(Fault::Crash(format!("cannot read its stdout: {why}"))),
+            Err(RecvTimeoutError::Timeout) => Exchange::TimedOut,
         }
     }
 

@@ -67,6 +67,19 @@ pub trait Player: Send {
     /// longer than the budget is a [`Fault::Timeout`].
     fn turn(&mut self, request: &str, budget_us: u64) -> Result<Answer, TurnError>;
 
+    /// For tick-based games: waits at most `budget_us` for the bot's next
+    /// line without handing it a request, after a reply the referee found
+    /// stale or a tick the bot was skipped in. Players that answer every
+    /// request at once (in-process ones) have no next line: a
+    /// [`Fault::Timeout`] charged nothing.
+    fn resume(&mut self, budget_us: u64) -> Result<Answer, TurnError> {
+        let _ = budget_us;
+        Err(TurnError {
+            fault: Fault::Timeout,
+            spent: Spent::default(),
+        })
+    }
+
     /// What the bot wrote to stderr so far (capped by the player).
     fn stderr(&self) -> Vec<u8>;
 
@@ -95,6 +108,10 @@ pub struct GameSetup {
     /// Fuel per virtual millisecond for sandboxed players, as recorded in
     /// the match; `None` for the sandbox's own setting.
     pub fuel_per_ms: Option<u64>,
+    /// A tick-based game (skirmish): a bot out of budget is skipped for the
+    /// tick and paused, not stopped, and every line it writes is handed to
+    /// the referee (see [`Player::resume`]).
+    pub tick_based: bool,
 }
 
 /// What kind of bot an entrant is, as recorded in replays.

@@ -4,7 +4,7 @@ use crate::player::{Entrant, Fault, GameSetup, Player, SpawnError, TurnError};
 use crate::replay::{self, GameRecord, MatchResult, Replay, ReplaySettings, TurnRecord};
 use arbiter_games::othello::Othello;
 use arbiter_games::tictactoe::TicTacToe;
-use arbiter_games::{Budget, FinishReason, Game, Outcome, RequestContext, Side, Variant};
+use arbiter_games::{Budget, FinishReason, Game, Outcome, RequestContext, Scoring, Side, Variant};
 use sha2::{Digest, Sha256};
 
 /// Milliseconds kept back from `budget_ms` when the bank runs low, so a bot
@@ -65,42 +65,82 @@ pub struct PlayedMatch {
 
 /// What a side's player leaves after a game: its stderr and its peak
 /// linear memory, if sandboxed.
-type Leftover = (Vec<u8>, Option<u64>);
+pub(crate) type Leftover = (Vec<u8>, Option<u64>);
+
+/// One played game (leg) of a match.
+pub(crate) struct Leg {
+    /// Its record in the replay.
+    pub(crate) record: GameRecord,
+    /// What each side's player left.
+    pub(crate) left: [Leftover; 2],
+    /// Whether the wall-clock backstop stopped a bot.
+    pub(crate) stalled: bool,
+}
+
+/// What a live view is told after every step of a game.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress<'a> {
+    /// A turn of a turn-based game, as recorded.
+    Turn(&'a TurnRecord),
+    /// A tick of skirmish, as recorded.
+    Tick(&'a arbiter_games::skirmish::TickRecord),
+}
 
 /// Plays one match between `entrants[0]` (participant 0) and `entrants[1]`.
 pub fn play_match(settings: &MatchSettings, entrants: [&dyn Entrant; 2]) -> Result<PlayedMatch, HostError> {
     play_match_observed(settings, entrants, &mut |_, _| {})
 }
 
-/// Plays one match like [`play_match`], calling `observe(game, turn)` after
-/// every turn (for live views). The observer cannot change the match.
+/// Plays one match like [`play_match`], calling `observe(game, progress)`
+/// after every turn or tick (for live views). The observer cannot change
+/// the match.
 pub fn play_match_observed(
     settings: &MatchSettings,
     entrants: [&dyn Entrant; 2],
-    observe: &mut dyn FnMut(u8, &TurnRecord),
+    observe: &mut dyn FnMut(u8, Progress<'_>),
 ) -> Result<PlayedMatch, HostError> {
     match settings.variant {
-        Variant::TicTacToe => play::<TicTacToe>(settings, entrants, TicTacToe::new, observe),
-        Variant::Othello(mode) => play(settings, entrants, || Othello::new(mode, settings.seed), observe),
+        Variant::TicTacToe => play(settings, entrants, Scoring::HigherWins, |index, sides| {
+            play_game(settings, TicTacToe::new(), index, sides, entrants, observe)
+        }),
+        Variant::Othello(mode) => {
+            let scoring = Othello::new(mode, settings.seed).scoring();
+            play(settings, entrants, scoring, |index, sides| {
+                play_game(
+                    settings,
+                    Othello::new(mode, settings.seed),
+                    index,
+                    sides,
+                    entrants,
+                    observe,
+                )
+            })
+        }
+        Variant::Skirmish => play(settings, entrants, Scoring::HigherWins, |index, sides| {
+            crate::skirmish::play_game(settings, index, sides, entrants, observe)
+        }),
     }
 }
 
-fn play<G: Game>(
+/// Plays both games of a match with `play_leg(index, sides)` and scores the
+/// match with `scoring`.
+fn play(
     settings: &MatchSettings,
     entrants: [&dyn Entrant; 2],
-    new_game: impl Fn() -> G,
-    observe: &mut dyn FnMut(u8, &TurnRecord),
+    scoring: Scoring,
+    mut play_leg: impl FnMut(u8, [u8; 2]) -> Result<Leg, HostError>,
 ) -> Result<PlayedMatch, HostError> {
     let mut games = Vec::with_capacity(2);
     let mut stalled = false;
     let mut logs: [[Vec<u8>; 2]; 2] = Default::default();
     let mut peak_memory = [[None; 2]; 2];
-    let mut scoring = None;
     for index in 0..2u8 {
         let sides = if index == 0 { [0u8, 1] } else { [1, 0] };
-        let game = new_game();
-        scoring = Some(game.scoring());
-        let (record, left, game_stalled) = play_game(settings, game, index, sides, entrants, observe)?;
+        let Leg {
+            record,
+            left,
+            stalled: game_stalled,
+        } = play_leg(index, sides)?;
         stalled |= game_stalled;
         for (side, (stderr, memory)) in left.into_iter().enumerate() {
             let participant = usize::from(sides[side]);
@@ -115,10 +155,10 @@ fn play<G: Game>(
             totals[usize::from(game.sides[side.index()])] += game.scores[side.index()];
         }
     }
-    let winner = match scoring.map(|s| s.compare(totals[0], totals[1])) {
-        Some(std::cmp::Ordering::Greater) => Some(0),
-        Some(std::cmp::Ordering::Less) => Some(1),
-        _ => None,
+    let winner = match scoring.compare(totals[0], totals[1]) {
+        std::cmp::Ordering::Greater => Some(0),
+        std::cmp::Ordering::Less => Some(1),
+        std::cmp::Ordering::Equal => None,
     };
     let points = match winner {
         Some(0) => [1.0, 0.0],
@@ -153,7 +193,7 @@ fn play<G: Game>(
 }
 
 /// The reason a fault is recorded under.
-fn reason_of(fault: &Fault) -> FinishReason {
+pub(crate) fn reason_of(fault: &Fault) -> FinishReason {
     match fault {
         Fault::Timeout => FinishReason::Timeout,
         Fault::Crash(_) | Fault::Stalled(_) => FinishReason::Crash,
@@ -176,8 +216,8 @@ fn play_game<G: Game>(
     index: u8,
     sides: [u8; 2],
     entrants: [&dyn Entrant; 2],
-    observe: &mut dyn FnMut(u8, &TurnRecord),
-) -> Result<(GameRecord, [Leftover; 2], bool), HostError> {
+    observe: &mut dyn FnMut(u8, Progress<'_>),
+) -> Result<Leg, HostError> {
     let host = |message: String| HostError { game: index, message };
     let mut players: [Option<Box<dyn Player>>; 2] = [None, None];
     let mut forfeit = None;
@@ -190,6 +230,7 @@ fn play_game<G: Game>(
             game_index: index,
             side: side.index() as u8,
             fuel_per_ms: settings.fuel_per_ms,
+            tick_based: false,
         };
         match entrants[usize::from(sides[side.index()])].spawn(&setup) {
             Ok(player) => players[side.index()] = Some(player),
@@ -272,12 +313,12 @@ fn play_game<G: Game>(
             };
             if let Some((reason, detail)) = fault {
                 record.fault = Some(reason);
-                observe(index, &record);
+                observe(index, Progress::Turn(&record));
                 turns.push(record);
                 forfeit = Some(Forfeit { side, reason, detail });
                 break;
             }
-            observe(index, &record);
+            observe(index, Progress::Turn(&record));
             turns.push(record);
         }
         if forfeit.is_some() {
@@ -322,7 +363,7 @@ fn play_game<G: Game>(
         detail,
         record: game.record(),
     };
-    Ok((record, left, stalled))
+    Ok(Leg { record, left, stalled })
 }
 
 fn cut_reply(line: &str) -> String {

@@ -144,11 +144,14 @@ impl Replay {
             "{}:{}  match {}  seed {}",
             self.game, self.mode, self.match_id, self.seed
         );
+        let skirmish = self.game == "skirmish";
         let _ = writeln!(
             out,
-            "budgets: {} ms per turn, {} ms per game{}",
+            "budgets: {} ms per {}, {} ms {}{}",
             self.settings.turn_ms,
+            if skirmish { "tick" } else { "turn" },
             self.settings.bank_ms,
+            if skirmish { "at tick 0" } else { "per game" },
             self.settings
                 .fuel_per_ms
                 .map(|f| format!(", {f} fuel per ms"))
@@ -166,28 +169,38 @@ impl Replay {
             let _ = writeln!(out, "not reproducible: a bot ran on wall-clock time");
         }
         for game in &self.games {
-            let moves = game.turns.iter().filter(|t| t.action.is_some()).count();
-            let used = |side: usize| -> u64 {
-                game.turns
-                    .iter()
-                    .filter(|t| t.side.index() == side)
-                    .map(|t| t.spent.us)
-                    .sum::<u64>()
-                    / 1000
-            };
             let _ = write!(
                 out,
-                "game {}: {} vs {}  {}-{}  {}  ({} turns, {} + {} ms)",
+                "game {}: {} vs {}  {}-{}  {}  ",
                 game.index,
                 name(game.sides[0]),
                 name(game.sides[1]),
                 game.scores[0],
                 game.scores[1],
                 game.reason,
-                moves,
-                used(0),
-                used(1)
             );
+            if let Some(record) = crate::skirmish::SkirmishRecord::from_game(game) {
+                let _ = write!(
+                    out,
+                    "({} ticks, skipped {} + {}, {} + {} ms)",
+                    record.game.ticks.len(),
+                    record.skipped[0],
+                    record.skipped[1],
+                    record.spent[0].us / 1000,
+                    record.spent[1].us / 1000
+                );
+            } else {
+                let moves = game.turns.iter().filter(|t| t.action.is_some()).count();
+                let used = |side: usize| -> u64 {
+                    game.turns
+                        .iter()
+                        .filter(|t| t.side.index() == side)
+                        .map(|t| t.spent.us)
+                        .sum::<u64>()
+                        / 1000
+                };
+                let _ = write!(out, "({moves} turns, {} + {} ms)", used(0), used(1));
+            }
             if let (Some(side), Some(detail)) = (game.faulted, &game.detail) {
                 let _ = write!(out, "  [{} {}: {detail}]", name(game.sides[side.index()]), game.reason);
             }

@@ -1,7 +1,9 @@
 //! Sandboxed WebAssembly players: uploaded bots under the fuel clock.
 
 use crate::player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, Spent, TurnError};
-use arbiter_sandbox::{BotEnv, BotInstance, BotModule, CrashReason, FaultKind, OnTimeout, Sandbox};
+use arbiter_sandbox::{
+    BotEnv, BotInstance, BotModule, CrashReason, FaultKind, OnTimeout, Sandbox, TurnFault, TurnReply,
+};
 use sha2::{Digest, Sha256};
 
 /// Where every bot's virtual clocks start: 2026-01-01T00:00:00Z. Fixed, so
@@ -75,8 +77,12 @@ impl Entrant for WasmBot {
             ],
             start_time_ns: CLOCK_ORIGIN_NS,
             // A timeout ends the bot's game in turn-based games: stop it at
-            // exactly its budget.
-            on_timeout: OnTimeout::Stop,
+            // exactly its budget. In tick-based ones it only skips the tick.
+            on_timeout: if setup.tick_based {
+                OnTimeout::Pause
+            } else {
+                OnTimeout::Stop
+            },
             fuel_per_ms: Some(fuel_per_ms),
         };
         let instance = self
@@ -102,11 +108,16 @@ impl WasmPlayer {
     }
 }
 
-impl Player for WasmPlayer {
-    fn turn(&mut self, request: &str, budget_us: u64) -> Result<Answer, TurnError> {
+impl WasmPlayer {
+    /// Fuel for `budget_us` virtual microseconds.
+    fn fuel(&self, budget_us: u64) -> u64 {
         let fuel = u128::from(budget_us) * u128::from(self.fuel_per_ms) / 1000;
-        let fuel = u64::try_from(fuel).unwrap_or(u64::MAX);
-        match self.instance.turn(request.as_bytes(), fuel) {
+        u64::try_from(fuel).unwrap_or(u64::MAX)
+    }
+
+    /// A sandbox turn's outcome as the referee's.
+    fn answer(&self, outcome: Result<TurnReply, TurnFault>) -> Result<Answer, TurnError> {
+        match outcome {
             Ok(reply) => {
                 let spent = self.spent(reply.fuel_used);
                 match String::from_utf8(reply.line) {
@@ -130,6 +141,18 @@ impl Player for WasmPlayer {
                 Err(TurnError { fault, spent })
             }
         }
+    }
+}
+
+impl Player for WasmPlayer {
+    fn turn(&mut self, request: &str, budget_us: u64) -> Result<Answer, TurnError> {
+        let outcome = self.instance.turn(request.as_bytes(), self.fuel(budget_us));
+        self.answer(outcome)
+    }
+
+    fn resume(&mut self, budget_us: u64) -> Result<Answer, TurnError> {
+        let outcome = self.instance.resume(self.fuel(budget_us));
+        self.answer(outcome)
     }
 
     fn stderr(&self) -> Vec<u8> {

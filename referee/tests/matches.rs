@@ -17,9 +17,14 @@ fn play(settings: &MatchSettings, a: &dyn Entrant, b: &dyn Entrant) -> Replay {
     play_match(settings, [a, b]).expect("no host failure").replay
 }
 
-/// A house bot run in-process: `random`, `greedy` or `perfect` for the game.
+/// A house bot run in-process: `random`, `greedy` or `perfect` for the game
+/// (skirmish's weakest and strongest bots stand in for them).
 fn builtin(variant: Variant, strength: &str) -> Arc<InProcess> {
-    let name = format!("{}-{strength}", variant.game());
+    let name = match (variant, strength) {
+        (Variant::Skirmish, "random") => "skirmish-rush".to_string(),
+        (Variant::Skirmish, _) => "skirmish-economy".to_string(),
+        _ => format!("{}-{strength}", variant.game()),
+    };
     Arc::new(InProcess::new(name.clone(), move |setup: &GameSetup| {
         let rng = arbiter_sdk::Rng::seeded(bot_seed(setup.seed, setup.game_index, setup.side));
         arbiter_bots::answerer(&name, rng).expect("house bot exists")

@@ -24,6 +24,7 @@ fn setup() -> GameSetup {
         game_index: 0,
         side: 0,
         fuel_per_ms: None,
+        tick_based: false,
     }
 }
 
@@ -182,7 +183,7 @@ fn hanging_bot_times_out_and_its_process_group_is_killed() {
 }
 
 #[test]
-fn with_continue_a_late_reply_is_dropped_and_turns_stay_in_step() {
+fn with_continue_a_late_reply_comes_first_and_resume_reads_the_next() {
     let mut player = command("echo.py")
         .after_timeout(AfterTimeout::Continue)
         .start(&setup())
@@ -190,9 +191,17 @@ fn with_continue_a_late_reply_is_dropped_and_turns_stay_in_step() {
     player.turn("warm-up", SLOW_OK_US).expect("a reply");
     assert_eq!(fault(&mut player, "sleep:0.3", 50_000), Fault::Timeout);
     let pid = player.pid().expect("still running");
-    let answer = player.turn("next", SLOW_OK_US).expect("a reply");
+    let late = player.turn("next", SLOW_OK_US).expect("the late reply");
+    let reply: serde_json::Value = serde_json::from_str(&late.line).expect("json");
+    assert_eq!(
+        reply["req"], "sleep:0.3",
+        "every line is handed over, the late one first"
+    );
+    let answer = player.resume(SLOW_OK_US).expect("the next reply");
     let reply: serde_json::Value = serde_json::from_str(&answer.line).expect("json");
-    assert_eq!(reply["req"], "next", "the late reply was dropped");
+    assert_eq!(reply["req"], "next");
+    let err = player.resume(50_000).expect_err("nothing more to read");
+    assert_eq!(err.fault, Fault::Timeout);
     assert_eq!(player.pid(), Some(pid));
     drop(player);
     assert!(gone(pid));

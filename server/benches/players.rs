@@ -495,6 +495,7 @@ fn replay_game(entrant: &dyn Entrant, game: &[Turn]) -> GameRun {
                 game_index: 0,
                 side,
                 fuel_per_ms: None,
+                tick_based: false,
             };
             match entrant.spawn(&setup) {
                 Ok(player) => Some(player),

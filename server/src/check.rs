@@ -147,6 +147,7 @@ pub fn smoke_opponent(variant: Variant) -> &'static str {
     match variant {
         Variant::TicTacToe => "tictactoe-random",
         Variant::Othello(_) => "othello-random",
+        Variant::Skirmish => "skirmish-rush",
     }
 }
 
@@ -259,6 +260,8 @@ fn role(variant: Variant, side: Side) -> &'static str {
     match (variant, side) {
         (Variant::TicTacToe, Side::First) => "X",
         (Variant::TicTacToe, Side::Second) => "O",
+        (Variant::Skirmish, Side::First) => "side 1",
+        (Variant::Skirmish, Side::Second) => "side 2",
         (_, Side::First) => "black",
         (_, Side::Second) => "white",
     }

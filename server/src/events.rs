@@ -31,6 +31,15 @@ pub enum Event {
         /// The fault, if the turn ended in one.
         fault: Option<String>,
     },
+    /// A skirmish tick was played in a running match.
+    Tick {
+        /// Match id.
+        id: i64,
+        /// Game (leg) of the match.
+        game: u8,
+        /// The tick played.
+        tick: u32,
+    },
     /// A match finished (or failed).
     MatchFinished {
         /// Match id.
@@ -112,6 +121,20 @@ impl Events {
             events: self.clone(),
             id,
         }
+    }
+
+    /// Records that a skirmish tick of match `id` (one being played) was
+    /// played and sends it to the watchers, if any. Only the latest tick is
+    /// kept for watchers who come later.
+    pub fn tick(&self, id: i64, game: u8, tick: u32) {
+        let mut playing = self.playing();
+        let Some(kept) = playing.get_mut(&id) else { return };
+        let event = Event::Tick { id, game, tick };
+        if self.watched() {
+            self.send(event.clone());
+        }
+        kept.clear();
+        kept.push(event);
     }
 
     /// Records a turn of match `id` (one being played, see [`Events::play`])

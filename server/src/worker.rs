@@ -58,7 +58,7 @@ use crate::ratings::{Outcome, Rating};
 use crate::server::Core;
 use arbiter_games::{Budget, Side, Variant};
 use arbiter_referee::player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, TurnError};
-use arbiter_referee::{MatchSettings, PlayedMatch, WasmBot, play_match_observed};
+use arbiter_referee::{MatchSettings, PlayedMatch, Progress, WasmBot, play_match_observed};
 use sqlx::{Any, AnyConnection, Row};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -690,9 +690,12 @@ async fn play(
             })
             .collect();
         let _playing = events.play(match_id);
-        let mut observe = |game: u8, turn: &arbiter_referee::replay::TurnRecord| {
-            let fault = turn.fault.map(|f| f.as_str());
-            events.turn(match_id, game, u8::from(turn.side), turn.action.as_deref(), fault);
+        let mut observe = |game: u8, progress: Progress<'_>| match progress {
+            Progress::Turn(turn) => {
+                let fault = turn.fault.map(|f| f.as_str());
+                events.turn(match_id, game, u8::from(turn.side), turn.action.as_deref(), fault);
+            }
+            Progress::Tick(tick) => events.tick(match_id, game, tick.tick),
         };
         let played = play_match_observed(&settings, [&entrants[0], &entrants[1]], &mut observe)
             .map_err(|e| WorkerError::Host(format!("the referee could not play the match: {e}")))?;

@@ -45,6 +45,7 @@ fn budget(variant: Variant) -> Budget {
     match variant {
         Variant::TicTacToe => TICTACTOE_BUDGET,
         Variant::Othello(_) => BUDGET,
+        Variant::Skirmish => Variant::Skirmish.default_budget(),
     }
 }
 
@@ -307,6 +308,7 @@ fn every_house_bot_is_covered_in_every_mode_it_plays() {
         "othello:octagon",
         "othello:reversi",
         "tictactoe",
+        "skirmish",
     ];
     let mut seen = Vec::new();
     for variant in variants {
@@ -325,8 +327,8 @@ fn every_house_bot_is_covered_in_every_mode_it_plays() {
     for bot in arbiter_house::ALL {
         assert!(seen.contains(&bot.name), "{} plays in no tested mode", bot.name);
     }
-    // 5 Othello bots × 5 modes + 2 tic-tac-toe bots.
-    assert_eq!(seen.len(), 27);
+    // 5 Othello bots × 5 modes + 2 tic-tac-toe bots + 3 skirmish bots.
+    assert_eq!(seen.len(), 30);
 }
 
 /// Fuel per virtual millisecond in the wall-clock test: not a divisor of
@@ -543,8 +545,9 @@ fn builtin_and_house_bots_play_the_same_moves() {
             arbiter_bots::answerer(name, rng).expect("a house bot")
         })
     };
-    /// A game as moves: (side, action, faulted) per turn, and the scores.
-    type Moves = Vec<(u8, Vec<(u8, Option<String>, bool)>, [u32; 2])>;
+    /// A game as moves: (side, action, faulted) per turn, the rules'
+    /// record of a skirmish game (every tick's orders), and the scores.
+    type Moves = Vec<(u8, Vec<(u8, Option<String>, bool)>, serde_json::Value, [u32; 2])>;
     let moves = |replay: &Replay| -> Moves {
         replay
             .games
@@ -555,15 +558,18 @@ fn builtin_and_house_bots_play_the_same_moves() {
                     .iter()
                     .map(|turn| (u8::from(turn.side), turn.action.clone(), turn.fault.is_some()))
                     .collect();
-                (game.index, turns, game.scores)
+                let ticks = game.record.get("game").cloned().unwrap_or_default();
+                (game.index, turns, ticks, game.scores)
             })
             .collect()
     };
-    let pairs: [(&str, [&'static str; 2]); 4] = [
+    let pairs: [(&str, [&'static str; 2]); 6] = [
         ("tictactoe", ["tictactoe-random", "tictactoe-perfect"]),
         ("othello", ["othello-random", "othello-greedy"]),
         ("othello:anti", ["othello-ab-weak", "othello-ab-medium"]),
         ("othello:octagon", ["othello-ab-strong", "othello-greedy"]),
+        ("skirmish", ["skirmish-rush", "skirmish-economy"]),
+        ("skirmish", ["skirmish-defence", "skirmish-rush"]),
     ];
     let sandbox = shared();
     let mut covered = Vec::new();
@@ -574,10 +580,10 @@ fn builtin_and_house_bots_play_the_same_moves() {
                 variant,
                 seed,
                 match_id: seed,
-                budget: if variant == Variant::TicTacToe {
-                    TICTACTOE_BUDGET
-                } else {
-                    AMPLE
+                budget: match variant {
+                    Variant::TicTacToe => TICTACTOE_BUDGET,
+                    Variant::Skirmish => variant.default_budget(),
+                    Variant::Othello(_) => AMPLE,
                 },
                 fuel_per_ms: Some(sandbox.config().fuel_per_ms),
             };

@@ -265,8 +265,8 @@ async fn scheduling_pass(postgres: bool) {
     };
     let queued = schedule_once(db, &config).await.expect("schedule");
     // tictactoe has two bots: one pair; each othello ladder has four active
-    // bots: two pairs.
-    assert_eq!(queued, 1 + 5 * 2);
+    // bots: two pairs; skirmish has three: one pair (no version twice).
+    assert_eq!(queued, 1 + 5 * 2 + 1);
     assert_eq!(schedule_once(db, &config).await.expect("again"), 0, "the queue is full");
     let rows: Vec<(String, i64, i64, String)> =
         sqlx::query_as("SELECT ladder, a_version, b_version, kind FROM matches ORDER BY id")

@@ -138,7 +138,57 @@ impl GameRecord {
     fn replay_observed(
         &self,
         deadline: impl Fn(u32) -> u64,
+        observe: impl FnMut(&TickRecord, Side, &super::Observation),
+    ) -> Result<Skirmish, ReplayError> {
+        let game = self.simulate(&deadline, observe)?;
+        self.check_outcome(&game)?;
+        Ok(game)
+    }
+
+    /// Re-simulates the game (checking every digest and the outcome),
+    /// showing `visit` the state at the start and after every tick: what a
+    /// viewer draws.
+    pub fn states(&self, deadline: impl Fn(u32) -> u64, mut visit: impl FnMut(&Skirmish)) -> Result<(), ReplayError> {
+        if self.version != RULES_VERSION {
+            return Err(ReplayError::Version(self.version));
+        }
+        let map = Map::parse(&self.map, &self.map_text)?;
+        visit(&Skirmish::new(map, self.seed));
+        let game = self.simulate_visiting(&deadline, |_, _, _| {}, &mut visit)?;
+        self.check_outcome(&game)
+    }
+
+    /// Whether the re-simulated `game` ends as recorded (a forfeit leaves
+    /// the game running in the rules: it ends where the record stops).
+    fn check_outcome(&self, game: &Skirmish) -> Result<(), ReplayError> {
+        let found = game.outcome();
+        let forfeited = self.outcome.is_some_and(|o| o.faulted.is_some());
+        if found != self.outcome && !(forfeited && found.is_none()) {
+            return Err(ReplayError::Outcome {
+                recorded: self.outcome,
+                found,
+            });
+        }
+        Ok(())
+    }
+
+    /// Re-simulates every recorded tick, checking each digest and calling
+    /// `observe` with every observation rebuilt; the outcome is not checked.
+    fn simulate(
+        &self,
+        deadline: &impl Fn(u32) -> u64,
+        observe: impl FnMut(&TickRecord, Side, &super::Observation),
+    ) -> Result<Skirmish, ReplayError> {
+        self.simulate_visiting(deadline, observe, |_| {})
+    }
+
+    /// [`GameRecord::simulate`], also showing `after` the state after every
+    /// tick.
+    fn simulate_visiting(
+        &self,
+        deadline: &impl Fn(u32) -> u64,
         mut observe: impl FnMut(&TickRecord, Side, &super::Observation),
+        mut after: impl FnMut(&Skirmish),
     ) -> Result<Skirmish, ReplayError> {
         if self.version != RULES_VERSION {
             return Err(ReplayError::Version(self.version));
@@ -166,16 +216,33 @@ impl GameRecord {
                 observe(record, side, &observation);
             }
             game.step_recorded(record)?;
-        }
-        let found = game.outcome();
-        let forfeited = self.outcome.is_some_and(|o| o.faulted.is_some());
-        if found != self.outcome && !(forfeited && found.is_none()) {
-            return Err(ReplayError::Outcome {
-                recorded: self.outcome,
-                found,
-            });
+            after(&game);
         }
         Ok(game)
+    }
+
+    /// The observation `side` received at `tick` (rebuilt with
+    /// `deadline(tick)` as its budget), re-simulating the game up to it;
+    /// `tick` may be the tick after the last one recorded (the next
+    /// observation of a game cut short). Every digest on the way is checked.
+    pub fn observation_at(
+        &self,
+        tick: u32,
+        side: Side,
+        deadline: impl Fn(u32) -> u64,
+    ) -> Result<super::Observation, ReplayError> {
+        let mut cut = self.clone();
+        let recorded = u32::try_from(cut.ticks.len()).unwrap_or(u32::MAX);
+        if tick > recorded {
+            return Err(ReplayError::Tick {
+                expected: recorded,
+                found: tick,
+            });
+        }
+        cut.ticks.truncate(tick as usize);
+        cut.outcome = None;
+        let game = cut.simulate(&deadline, |_, _, _| {})?;
+        Ok(game.observation(side, deadline(tick)))
     }
 
     /// [`GameRecord::replay_with`] with the default budgets

@@ -78,6 +78,7 @@ fn sse(event: &Event) -> SseEvent {
     let name = match event {
         Event::MatchStarted { .. } => "match_started",
         Event::Turn { .. } => "turn",
+        Event::Tick { .. } => "tick",
         Event::MatchFinished { .. } => "match_finished",
         Event::VersionChecked { .. } => "version_checked",
     };
@@ -100,15 +101,19 @@ struct Filter {
 fn concerns(event: &Event, match_id: Option<i64>) -> bool {
     let Some(wanted) = match_id else { return true };
     match event {
-        Event::MatchStarted { id, .. } | Event::Turn { id, .. } | Event::MatchFinished { id, .. } => *id == wanted,
+        Event::MatchStarted { id, .. }
+        | Event::Turn { id, .. }
+        | Event::Tick { id, .. }
+        | Event::MatchFinished { id, .. } => *id == wanted,
         Event::VersionChecked { .. } => false,
     }
 }
 
 /// `GET /api/events[?match=ID]`: a stream of JSON events (`match_started`,
-/// `turn`, `match_finished`, `version_checked`). With `?match=` of a match
-/// this server is playing, the stream starts with the turns played so far
-/// (each `turn` has its number `n` in the match). A watcher that falls
+/// `turn`, `tick` (skirmish), `match_finished`, `version_checked`). With
+/// `?match=` of a match this server is playing, the stream starts with the
+/// turns played so far (each `turn` has its number `n` in the match), or a
+/// skirmish match's latest `tick`. A watcher that falls
 /// behind gets a `lagged` event and continues. 404 for a match that does not
 /// exist; 429 past [`STREAMS_PER_ADDRESS`] streams from one address or
 /// [`STREAMS_IN_ALL`] in all.

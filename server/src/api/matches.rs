@@ -20,6 +20,14 @@ pub fn router() -> Router<AppState> {
         .route("/matches/{id}", get(detail))
         .route("/matches/{id}/replay", get(replay))
         .route("/matches/{id}/transcript", get(transcript))
+        .route(
+            "/matches/{id}/frames",
+            get(frames).layer(tower_http::compression::CompressionLayer::new()),
+        )
+        .route(
+            "/matches/{id}/training.jsonl",
+            get(training).layer(tower_http::compression::CompressionLayer::new()),
+        )
         .route("/matches/{id}/logs", get(logs))
 }
 
@@ -251,6 +259,73 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Ap
             (header::CONTENT_DISPOSITION, disposition),
         ],
         text,
+    )
+        .into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct GameQuery {
+    /// 1 or 2.
+    game: Option<String>,
+}
+
+/// A finished skirmish match's replay, or the reason it has none.
+async fn skirmish_replay(state: &AppState, id: i64) -> ApiResult<Replay> {
+    let bytes = replay_bytes(state, id).await?;
+    let replay = Replay::from_json(&bytes).map_err(|e| ApiError::Internal(e.to_string()))?;
+    if replay.game != "skirmish" {
+        return Err(ApiError::BadRequest(format!(
+            "frames and training data exist for skirmish matches only; match {id} is {}",
+            replay.game
+        )));
+    }
+    Ok(replay)
+}
+
+/// `GET /api/matches/{id}/frames?game=N`: a skirmish game (game 1 or 2,
+/// default 1) as frames for viewers: the map, the start, what changed in
+/// every tick, and the end (re-simulated from the replay's record).
+async fn frames(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<GameQuery>,
+) -> ApiResult<Response> {
+    let id = parse_id(&id)?;
+    let game = match q.game.as_deref() {
+        None | Some("1") => 0,
+        Some("2") => 1,
+        Some(other) => return Err(ApiError::BadRequest(format!("game must be 1 or 2, not {other:?}"))),
+    };
+    let replay = skirmish_replay(&state, id).await?;
+    let body = tokio::task::spawn_blocking(move || {
+        arbiter_referee::frames::frames(&replay, game).map(|frames| serde_json::to_vec(&frames))
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))?
+    .map_err(|e| ApiError::Internal(format!("the replay of match {id} does not re-simulate: {e}")))?
+    .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+/// `GET /api/matches/{id}/training.jsonl`: a skirmish match as training
+/// data, one JSON line per game, tick and side (see `arbiter replay export
+/// --jsonl`).
+async fn training(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
+    let id = parse_id(&id)?;
+    let replay = skirmish_replay(&state, id).await?;
+    let lines = tokio::task::spawn_blocking(move || arbiter_referee::skirmish::training_lines(&replay))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map_err(|e| ApiError::Internal(format!("the replay of match {id} does not re-simulate: {e}")))?;
+    let mut body = lines.join("\n");
+    body.push('\n');
+    let disposition = format!("attachment; filename=\"arbiter-match-{id}.jsonl\"");
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/x-ndjson".to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        body,
     )
         .into_response())
 }

@@ -116,6 +116,10 @@ pub fn document() -> Value {
             query("download", "any value: served as an attachment", json!({"type": "string"})),
         ]), "parameters": id_param("id", "match id")},
         "/api/matches/{id}/transcript": {"get": op("Othello move transcripts, one line per leg (text/plain)", false, 200, None), "parameters": id_param("id", "match id")},
+        "/api/matches/{id}/frames": {"get": with_query(op("A skirmish game as frames for viewers: the map, the start, what changed in every tick, the end (gzip when asked)", false, 200, None), vec![
+            query("game", "1 (default) or 2", json!({"type": "string", "enum": ["1", "2"]})),
+        ]), "parameters": id_param("id", "match id")},
+        "/api/matches/{id}/training.jsonl": {"get": op("A skirmish match as training data: one JSON line per game, tick and side (application/x-ndjson)", false, 200, None), "parameters": id_param("id", "match id")},
         "/api/matches/{id}/logs": {"get": op("Your bot's stderr in this match (owners only)", true, 200, None), "parameters": id_param("id", "match id")},
         "/api/challenges": {"post": op("Challenge another bot with one of yours; jumps the queue", true, 201, Some(json_body(
             json!({"bot": {"type": "string"}, "opponent": {"type": "string"}, "ladder": {"type": "string"},
@@ -138,6 +142,9 @@ pub fn document() -> Value {
     }
     if let Some(transcript) = paths.pointer_mut("/~1api~1matches~1{id}~1transcript/get/responses/200/content") {
         *transcript = json!({"text/plain": {"schema": {"type": "string"}}});
+    }
+    if let Some(training) = paths.pointer_mut("/~1api~1matches~1{id}~1training.jsonl/get/responses/200/content") {
+        *training = json!({"application/x-ndjson": {"schema": {"type": "string"}}});
     }
     json!({
         "openapi": "3.1.0",

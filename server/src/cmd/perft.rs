@@ -23,6 +23,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let leaves = match args.game {
         Variant::TicTacToe => tictactoe::Position::new().perft(args.depth),
         Variant::Othello(mode) => Position::start(mode).perft(args.depth),
+        Variant::Skirmish => anyhow::bail!("perft counts the move trees of turn-based games; skirmish has none"),
     };
     println!("{leaves}");
     Ok(())

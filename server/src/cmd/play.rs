@@ -23,7 +23,9 @@ use std::sync::{Arc, Mutex};
     "  arbiter play othello:grand house:othello-ab-medium my_bot.wasm\n",
     "  arbiter play othello my_bot.wasm house:othello-ab-strong --time 10000/60000\n",
     "  arbiter play othello new.wasm old.wasm --sprt 0,10   # play until new is ≥10 Elo better, or not ≥0\n",
-    "  arbiter play othello my_bot.wasm house:othello-greedy -n 2 --stderr logs   # keep each bot's stderr\n\n",
+    "  arbiter play othello my_bot.wasm house:othello-greedy -n 2 --stderr logs   # keep each bot's stderr\n",
+    "  arbiter play skirmish my_bot.wasm house:skirmish-economy -n 2   # 20 ms per tick, 1 s at tick 0\n",
+    "  arbiter play skirmish my_bot.wasm house:skirmish-rush --time 50/2000   # 50 ms per tick, 2 s at tick 0\n\n",
     "A BOT is one of:\n",
     "  house:NAME            a house bot, sandboxed (list them with `arbiter bots`)\n",
     "  PATH.wasm             a WebAssembly bot, sandboxed under the fuel clock\n",
@@ -31,7 +33,8 @@ use std::sync::{Arc, Mutex};
     "  cmd:'COMMAND ARGS'    a native process speaking the JSON-lines protocol (wall-clock time, not reproducible)",
 ))]
 pub struct Args {
-    /// Game and mode: tictactoe, othello, othello:anti, othello:grand, othello:octagon, othello:reversi.
+    /// Game and mode: tictactoe, othello, othello:anti, othello:grand, othello:octagon, othello:reversi,
+    /// skirmish.
     game: Variant,
     /// The first bot (participant 0).
     bot_a: String,
@@ -51,7 +54,8 @@ pub struct Args {
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
     /// Time control MOVE_MS/BANK_MS in virtual milliseconds per side (default: the ladder's
-    /// default, e.g. 1000/10000 for Othello 8×8, 100/1000 for tic-tac-toe).
+    /// default, e.g. 1000/10000 for Othello 8×8, 100/1000 for tic-tac-toe). For skirmish:
+    /// TICK_MS/FIRST_TICK_MS, the budget of every tick and of tick 0 (default 20/1000).
     #[arg(long, value_name = "MOVE_MS/BANK_MS")]
     time: Option<Budget>,
     /// Play until a sequential test decides between "the first bot is at

@@ -16,7 +16,9 @@ use arbiter_games::{Game, RequestContext, Side, Variant};
     "  arbiter position othello --moves 'f5 d6 c3'    # or f5d6c3, or 37,43,26; pass: -- or pass\n",
     "  arbiter position othello:grand --seed 42       # after the 12-disc opening of seed 42\n",
     "  arbiter position othello --board '[0,0,...]' --color 2\n",
-    "  arbiter position tictactoe --moves '1-1 0-0'",
+    "  arbiter position tictactoe --moves '1-1 0-0'\n",
+    "  arbiter position skirmish                      # side 1's observation at tick 0\n",
+    "  arbiter position skirmish --replay match.json --game 2 --tick 140 --side 2",
 ))]
 pub struct Args {
     /// Game and mode, e.g. othello:reversi.
@@ -33,6 +35,18 @@ pub struct Args {
     /// Start from the opening a match with this seed plays (Othello).
     #[arg(long, conflicts_with = "board")]
     seed: Option<u64>,
+    /// Skirmish: the replay whose game is re-simulated up to --tick.
+    #[arg(long)]
+    replay: Option<std::path::PathBuf>,
+    /// Skirmish: which game of the replay, 1 or 2.
+    #[arg(long = "game", value_name = "N", default_value_t = 1, requires = "replay")]
+    leg: u8,
+    /// Skirmish: the tick whose observation is printed.
+    #[arg(long, default_value_t = 0)]
+    tick: u32,
+    /// Skirmish: the side that receives it, 1 or 2.
+    #[arg(long, default_value_t = 1)]
+    side: u8,
 }
 
 /// Runs `arbiter position`.
@@ -48,9 +62,54 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let line = match args.game {
         Variant::TicTacToe => tictactoe_request(&args, &context)?,
         Variant::Othello(mode) => othello_request(&args, mode, &context)?,
+        Variant::Skirmish => skirmish_observation(&args)?,
     };
     println!("{line}");
     Ok(())
+}
+
+/// The observation a skirmish side received at a tick: of a replay's game,
+/// re-simulated (every digest checked on the way), or of the start.
+fn skirmish_observation(args: &Args) -> anyhow::Result<String> {
+    use arbiter_referee::skirmish::{SkirmishRecord, tick_budget_ms};
+    let side = match args.side {
+        1 => Side::First,
+        2 => Side::Second,
+        other => bail!("--side must be 1 or 2, not {other}"),
+    };
+    let Some(path) = &args.replay else {
+        if args.tick != 0 {
+            bail!("--tick needs --replay: without one there is only the start (tick 0)");
+        }
+        let map = arbiter_referee::skirmish::map_of(Variant::Skirmish).map_err(anyhow::Error::msg)?;
+        let game = arbiter_games::skirmish::Skirmish::new(map, args.seed.unwrap_or(0));
+        return Ok(game
+            .observation(side, arbiter_games::skirmish::deadline_ms(0))
+            .to_line());
+    };
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let replay =
+        arbiter_referee::Replay::from_json(&bytes).with_context(|| format!("cannot read {}", path.display()))?;
+    let settings = arbiter_referee::verify::settings_of(&replay)?;
+    if settings.variant != Variant::Skirmish {
+        bail!(
+            "{} is a replay of {}, not of skirmish",
+            path.display(),
+            settings.variant
+        );
+    }
+    let index = usize::from(args.leg.saturating_sub(1));
+    let game = replay
+        .games
+        .get(index)
+        .filter(|_| args.leg >= 1)
+        .with_context(|| format!("--game must be 1 or 2 (the replay has {})", replay.games.len()))?;
+    let record = SkirmishRecord::from_game(game).context("the replay's game has no skirmish record")?;
+    let observation = record
+        .game
+        .observation_at(args.tick, side, |tick| tick_budget_ms(&settings, tick))
+        .with_context(|| format!("cannot re-simulate game {} to tick {}", args.leg, args.tick))?;
+    Ok(observation.to_line())
 }
 
 fn othello_request(args: &Args, mode: othello::Mode, context: &RequestContext) -> anyhow::Result<String> {

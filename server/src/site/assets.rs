@@ -35,6 +35,11 @@ const ASSETS: &[Asset] = &[
         bytes: include_bytes!("../../../web/static/othello.js"),
     },
     Asset {
+        name: "skirmish.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../../../web/static/skirmish.js"),
+    },
+    Asset {
         name: "favicon.svg",
         content_type: "image/svg+xml",
         bytes: include_bytes!("../../../web/static/favicon.svg"),

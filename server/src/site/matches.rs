@@ -42,6 +42,20 @@ struct GameView {
     opening: String,
     turns: Vec<TurnView>,
     fuel: [String; 2],
+    /// A skirmish game's ticks, by side.
+    ticks: Option<TickSummary>,
+}
+
+/// What a skirmish game's record says of each side's ticks.
+struct TickSummary {
+    /// Ticks played.
+    played: usize,
+    /// Ticks each side was skipped (no current reply in time).
+    skipped: [u32; 2],
+    /// Stale replies each side wrote.
+    stale: [u32; 2],
+    /// Virtual time each side used.
+    time: [String; 2],
 }
 
 /// A bot's stderr in one game, for its owner.
@@ -63,6 +77,7 @@ struct MatchPage {
     games: Vec<GameView>,
     has_replay: bool,
     othello: bool,
+    skirmish: bool,
     live: bool,
     /// While live: the replay so far (no turns yet), which the page's
     /// script fills from the event stream to draw the boards.
@@ -132,8 +147,11 @@ fn virtual_time(us: u64) -> String {
 
 /// The games of a replay as the page shows them.
 fn games(replay: &Replay, names: &[String; 2]) -> Vec<GameView> {
-    let othello = replay.game == "othello";
-    let colours = if othello { ["Black", "White"] } else { ["X", "O"] };
+    let colours = match replay.game.as_str() {
+        "othello" => ["Black", "White"],
+        "skirmish" => ["Side 1", "Side 2"],
+        _ => ["X", "O"],
+    };
     replay
         .games
         .iter()
@@ -180,6 +198,15 @@ fn games(replay: &Replay, names: &[String; 2]) -> Vec<GameView> {
                     .unwrap_or_default()
                     .to_owned(),
                 turns,
+                ticks: arbiter_referee::skirmish::SkirmishRecord::from_game(game).map(|record| {
+                    fuel = record.spent.map(|spent| spent.fuel.unwrap_or(0));
+                    TickSummary {
+                        played: record.game.ticks.len(),
+                        skipped: record.skipped,
+                        stale: record.stale,
+                        time: record.spent.map(|spent| virtual_time(spent.us)),
+                    }
+                }),
                 fuel: [grouped(fuel[0]), grouped(fuel[1])],
                 sides,
             }
@@ -287,6 +314,7 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         nav: viewer.nav("matches"),
         title: format!("Match {id}: {} vs {}", participants[0].bot, participants[1].bot),
         othello: row.ladder.starts_with("othello"),
+        skirmish: row.ladder.starts_with("skirmish"),
         created: When::at(m.get("created_ms").and_then(Value::as_i64).unwrap_or(0)),
         error: m.get("error").and_then(Value::as_str).map(str::to_owned),
         row,

@@ -1,0 +1,83 @@
+//! What the hostile skirmish bots share: reading observation lines and
+//! picking ids out of them without a JSON library (the observation's field
+//! order is fixed by the spec).
+
+use std::io::{BufRead, Write};
+
+/// The integer after `"key":` in `line`, if any.
+pub fn number(line: &str, key: &str) -> Option<i64> {
+    let pattern = format!("\"{key}\":");
+    let start = line.find(&pattern)? + pattern.len();
+    let digits: String = line[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    digits.parse().ok()
+}
+
+/// The tick an observation line is for.
+pub fn tick(line: &str) -> i64 {
+    number(line, "tick").unwrap_or(-1)
+}
+
+/// The `id`s of the objects listed in the array `"key":[...]`, which ends
+/// where `"next"` starts.
+pub fn ids(line: &str, key: &str, next: &str) -> Vec<i64> {
+    let Some(start) = line.find(&format!("\"{key}\":[")) else {
+        return Vec::new();
+    };
+    let end = line[start..].find(&format!("\"{next}\":")).map_or(line.len(), |e| start + e);
+    line[start..end]
+        .match_indices("{\"id\":")
+        .filter_map(|(at, _)| number(&line[start + at..], "id"))
+        .collect()
+}
+
+/// The side's own units and buildings.
+pub fn own(line: &str) -> Vec<i64> {
+    ids(line, "units", "visibleEnemies")
+}
+
+/// The enemies in vision.
+pub fn enemies(line: &str) -> Vec<i64> {
+    ids(line, "visibleEnemies", "mines")
+}
+
+/// The mines in vision (every mine at tick 0).
+pub fn mines(line: &str) -> Vec<i64> {
+    ids(line, "mines", "cleared")
+}
+
+/// Writes one reply line for `tick` with `actions` (JSON objects joined).
+pub fn reply(tick: i64, actions: &[String]) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{{\"t\":\"act\",\"tick\":{tick},\"actions\":[{}]}}", actions.join(","));
+    let _ = out.flush();
+}
+
+/// Calls `answer` with every observation line until stdin ends.
+pub fn serve(mut answer: impl FnMut(&str)) {
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { return };
+        answer(&line);
+    }
+}
+
+/// Virtual milliseconds since some origin (the sandbox's fuel clock).
+pub fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
+/// Computes until `ms` virtual milliseconds have passed.
+pub fn burn(ms: u128) {
+    let until = now_ms() + ms;
+    let mut x = 1u64;
+    while now_ms() < until {
+        for _ in 0..1000 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+    }
+}

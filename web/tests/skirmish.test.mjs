@@ -1,0 +1,110 @@
+// The skirmish viewer in a real browser, against a fresh `arbiter serve`
+// whose house bots play skirmish:standard: a finished match's page rebuilds
+// both games tick by tick from their frames, its rebuilt end equals the
+// replay's record (ticks played, the loser eliminated), the fog of war
+// hides what a side cannot see, the timeline steps, and the training data
+// downloads. No page may log a JavaScript error.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { launchBrowser, requireBuilt, screenshot, startServer, until, watchErrors } from './support.mjs';
+
+let server;
+let browser;
+let context;
+let page;
+let errors;
+let matchId;
+
+before(async () => {
+  requireBuilt();
+  server = await startServer({ workers: 2 });
+  browser = await launchBrowser();
+  context = await browser.newContext({ baseURL: server.url, acceptDownloads: true, viewport: { width: 1280, height: 1000 } });
+  errors = watchErrors(context);
+  page = await context.newPage();
+});
+
+after(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.stop();
+});
+
+async function api(pathname) {
+  const response = await fetch(server.url + pathname);
+  assert.equal(response.status, 200, `${pathname} answered ${response.status}`);
+  return response.json();
+}
+
+test('a skirmish match page rebuilds each game to its recorded end', async () => {
+  const finished = await until('a finished skirmish match', async () => {
+    const { matches } = await api('/api/matches?ladder=skirmish:standard&status=finished&limit=1');
+    return matches[0];
+  }, { timeout: 300_000, every: 2000 });
+  matchId = finished.id;
+  const replay = await api(`/api/matches/${matchId}/replay`);
+  assert.equal(replay.game, 'skirmish');
+
+  await page.goto(`/matches/${matchId}`);
+  const viewer = page.locator('#skirmish[data-verified="ok"]');
+  await viewer.waitFor({ timeout: 60_000 });
+  for (const [i, game] of replay.games.entries()) {
+    await page.locator(`.ctl-game-${i + 1}`).click();
+    await page.locator(`#skirmish[data-game="${i + 1}"]`).waitFor();
+    await page.locator('.ctl-end').click();
+    const ticks = game.record.game.ticks.length;
+    await page.locator(`#skirmish[data-tick="${ticks}"]`).waitFor();
+    // The rebuilt end against the replay's record: the side that scored 0
+    // after an elimination has no building left; the winner has some.
+    const end = await page.evaluate(() => {
+      const viewer = window.ArbiterSkirmish;
+      const game = viewer.games[viewer.index];
+      const snap = window.ArbiterSkirmishFrames.toSnapshot(viewer.state);
+      const buildings = [0, 0];
+      snap.units.forEach((u) => { if (game.frames.kinds[u[5]].size > 1) buildings[u[4] - 1] += 1; });
+      return { tick: snap.tick, buildings, units: snap.units.length, endUnits: game.frames.end.units.length };
+    });
+    assert.equal(end.tick, ticks, `game ${i + 1}: the rebuilt state is at the record's last tick`);
+    assert.equal(end.units, end.endUnits);
+    if (game.reason === 'elimination') {
+      const loser = game.scores[0] === 0 ? 0 : 1;
+      assert.equal(end.buildings[loser], 0, `game ${i + 1}: the eliminated side has no building`);
+      assert.ok(end.buildings[1 - loser] > 0, `game ${i + 1}: the winner has buildings`);
+    }
+  }
+  await screenshot(page, 'skirmish');
+});
+
+test('the fog of war hides the enemy a side cannot see, and the timeline steps', async () => {
+  await page.locator('.ctl-game-1').click();
+  // Early in the game the bases are far apart: neither side sees the other.
+  await page.locator('#skirmish').focus();
+  await page.locator('.ctl-start').click();
+  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowRight');
+  await page.locator('#skirmish[data-tick="10"]').waitFor();
+  const all = (await page.locator('#skirmish').getAttribute('data-shown-units')).split(',').map(Number);
+  assert.ok(all[0] > 0 && all[1] > 0, `both sides are drawn: ${all}`);
+  await page.locator('.ctl-fog').selectOption('1');
+  await page.locator('#skirmish[data-fog="1"]').waitFor();
+  const fogged = (await page.locator('#skirmish').getAttribute('data-shown-units')).split(',').map(Number);
+  assert.equal(fogged[0], all[0], 'side 1 sees all its own units');
+  assert.equal(fogged[1], 0, 'side 1 sees no enemy at tick 10');
+  await page.locator('.ctl-fog').selectOption('0');
+  await page.locator('.ctl-back').click();
+  await page.locator('#skirmish[data-tick="9"]').waitFor();
+  await screenshot(page, 'skirmish-early');
+});
+
+test('the training data downloads as JSON lines', async () => {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-jsonl').click()]);
+  const text = fs.readFileSync(await download.path(), 'utf8');
+  const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+  const replay = await api(`/api/matches/${matchId}/replay`);
+  const ticks = replay.games.reduce((n, g) => n + g.record.game.ticks.length, 0);
+  assert.equal(lines.length, 2 * ticks, 'one line per tick and side');
+  assert.equal(lines[0].game, 1);
+  assert.equal(lines[0].tick, 0);
+  assert.ok(lines[0].obs.map, 'the first observation has the map');
+  assert.deepEqual(errors, []);
+});
