@@ -151,6 +151,59 @@ fn delta(before: &Snapshot, after: &Snapshot) -> Delta {
     out
 }
 
+/// The state of a game being played, for live spectators: the terrain as
+/// it is now (felled trees are ground), the kinds, and everything on the
+/// map.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LiveFrame {
+    /// Map width.
+    pub w: i32,
+    /// Map height.
+    pub h: i32,
+    /// The terrain now, `rows[y][x]`.
+    pub rows: Vec<String>,
+    /// Every kind, in the order of the `kind` indexes.
+    pub kinds: Vec<KindInfo>,
+    /// The state.
+    pub state: Snapshot,
+}
+
+/// `game` as live spectators see it.
+pub fn live(game: &Skirmish) -> LiveFrame {
+    let state = snapshot(game);
+    let mut rows: Vec<Vec<u8>> = game.map().rows().into_iter().map(String::into_bytes).collect();
+    for [x, y] in &state.felled {
+        if let Some(cell) = rows.get_mut(*y as usize).and_then(|row| row.get_mut(*x as usize)) {
+            *cell = b'.';
+        }
+    }
+    LiveFrame {
+        w: game.map().width(),
+        h: game.map().height(),
+        rows: rows
+            .into_iter()
+            .map(|row| String::from_utf8_lossy(&row).into_owned())
+            .collect(),
+        kinds: kinds(),
+        state,
+    }
+}
+
+fn kinds() -> Vec<KindInfo> {
+    Kind::ALL
+        .iter()
+        .map(|&kind| {
+            let stats = kind.stats();
+            KindInfo {
+                code: kind.code(),
+                size: stats.size,
+                vision: stats.vision,
+                hp: stats.hp,
+            }
+        })
+        .collect()
+}
+
 /// The frames of game `index` (0 or 1) of a skirmish replay.
 pub fn frames(replay: &Replay, index: usize) -> Result<Frames, ExportError> {
     let settings: MatchSettings = crate::verify::settings_of(replay)
@@ -185,18 +238,7 @@ pub fn frames(replay: &Replay, index: usize) -> Result<Frames, ExportError> {
         w: map.width(),
         h: map.height(),
         rows: map.rows(),
-        kinds: Kind::ALL
-            .iter()
-            .map(|&kind| {
-                let stats = kind.stats();
-                KindInfo {
-                    code: kind.code(),
-                    size: stats.size,
-                    vision: stats.vision,
-                    hp: stats.hp,
-                }
-            })
-            .collect(),
+        kinds: kinds(),
         names: [name(0), name(1)],
         start,
         ticks,

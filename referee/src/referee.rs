@@ -82,8 +82,14 @@ pub(crate) struct Leg {
 pub enum Progress<'a> {
     /// A turn of a turn-based game, as recorded.
     Turn(&'a TurnRecord),
-    /// A tick of skirmish, as recorded.
-    Tick(&'a arbiter_games::skirmish::TickRecord),
+    /// A tick of skirmish, as recorded, and the state after it (for
+    /// spectators: what no bot sees whole).
+    Tick {
+        /// The tick's record.
+        record: &'a arbiter_games::skirmish::TickRecord,
+        /// The game after the tick.
+        state: &'a arbiter_games::skirmish::Skirmish,
+    },
 }
 
 /// Plays one match between `entrants[0]` (participant 0) and `entrants[1]`.

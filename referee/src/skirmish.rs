@@ -218,8 +218,14 @@ pub(crate) fn play_game(
         if forfeit.is_some() {
             break;
         }
-        if let Some(record) = game.step(replies) {
-            observe(index, Progress::Tick(record));
+        if let Some(record) = game.step(replies).cloned() {
+            observe(
+                index,
+                Progress::Tick {
+                    record: &record,
+                    state: &game,
+                },
+            );
         }
     }
 

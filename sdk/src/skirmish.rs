@@ -8,7 +8,8 @@
 //! line loses the game.
 
 pub use arbiter_games::skirmish::{
-    EnemyView, GatherTarget, Kind, MineView, Observation, Order, Reason, Rejection, Res, UnitView,
+    ACTION_LIMIT, Carry, EnemyView, GatherTarget, Kind, MapView, MineView, Observation, Order, OrderName, Reason,
+    Rejection, Res, TICK_LIMIT, Target, TileRef, UnitView,
 };
 
 use crate::Clock;

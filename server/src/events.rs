@@ -39,6 +39,10 @@ pub enum Event {
         game: u8,
         /// The tick played.
         tick: u32,
+        /// Every few ticks, the map as spectators see it then
+        /// ([`arbiter_referee::frames::LiveFrame`]).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        state: Option<serde_json::Value>,
     },
     /// A match finished (or failed).
     MatchFinished {
@@ -124,17 +128,21 @@ impl Events {
     }
 
     /// Records that a skirmish tick of match `id` (one being played) was
-    /// played and sends it to the watchers, if any. Only the latest tick is
-    /// kept for watchers who come later.
-    pub fn tick(&self, id: i64, game: u8, tick: u32) {
+    /// played and sends it to the watchers, if any.
+    /// A tick that carries a `state` is kept until the next such one, so a
+    /// watcher who comes later draws the map at once.
+    pub fn tick(&self, id: i64, game: u8, tick: u32, state: Option<serde_json::Value>) {
         let mut playing = self.playing();
         let Some(kept) = playing.get_mut(&id) else { return };
-        let event = Event::Tick { id, game, tick };
+        let with_state = state.is_some();
+        let event = Event::Tick { id, game, tick, state };
         if self.watched() {
             self.send(event.clone());
         }
-        kept.clear();
-        kept.push(event);
+        if with_state {
+            kept.clear();
+            kept.push(event);
+        }
     }
 
     /// Records a turn of match `id` (one being played, see [`Events::play`])

@@ -65,6 +65,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::{Notify, watch};
 
+/// Live skirmish watchers get the map every this many ticks.
+const LIVE_MAP_EVERY: u32 = 10;
+
 /// Environment variable that sets the lease of every worker made by
 /// [`WorkerConfig::new`], in milliseconds (tests use a short one so that a
 /// killed worker's match is taken over quickly). Default 30 000.
@@ -695,7 +698,13 @@ async fn play(
                 let fault = turn.fault.map(|f| f.as_str());
                 events.turn(match_id, game, u8::from(turn.side), turn.action.as_deref(), fault);
             }
-            Progress::Tick(tick) => events.tick(match_id, game, tick.tick),
+            Progress::Tick { record, state } => {
+                // The map every few ticks (and at the end): enough to watch.
+                let snapshot = (record.tick.is_multiple_of(LIVE_MAP_EVERY) || state.is_over())
+                    .then(|| serde_json::to_value(arbiter_referee::frames::live(state)).ok())
+                    .flatten();
+                events.tick(match_id, game, record.tick, snapshot);
+            }
         };
         let played = play_match_observed(&settings, [&entrants[0], &entrants[1]], &mut observe)
             .map_err(|e| WorkerError::Host(format!("the referee could not play the match: {e}")))?;

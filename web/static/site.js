@@ -305,6 +305,16 @@
         status.textContent = 'Being played: ' + count + ' turn' + (count === 1 ? '' : 's') + ' so far.';
         section.dataset.turns = String(count);
       });
+      // Skirmish: the tick, and every few ticks the map (skirmish.js).
+      source.addEventListener('tick', function (event) {
+        var tick;
+        try { tick = JSON.parse(event.data); } catch (e) { return; }
+        count += 1;
+        if (count === 1) running();
+        status.textContent = 'Being played: game ' + (Number(tick.game) + 1) + ', tick ' + tick.tick + '.';
+        section.dataset.tick = String(tick.tick);
+        if (tick.state && window.ArbiterSkirmishLive) window.ArbiterSkirmishLive(section, tick.state);
+      });
       source.addEventListener('match_finished', finish);
       window.addEventListener('pagehide', function () { source.close(); });
     }

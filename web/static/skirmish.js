@@ -6,7 +6,8 @@
 // fog of war, with a timeline scrubber and graphs of resources and army.
 //
 // Keys (when the viewer has focus): ← → step, Home/End, Space plays.
-// While the match is being played, the element shows the live tick.
+// While the match is being played, site.js follows it and hands every
+// map it receives to ArbiterSkirmishLive.
 (function () {
   'use strict';
 
@@ -274,20 +275,17 @@
     return { seen: seen, units: units, mines: mines };
   };
 
-  Viewer.prototype.draw = function () {
-    var game = this.games[this.index];
-    if (!game) return;
-    var f = game.frames;
-    var width = Math.min(this.root.clientWidth || 560, 560);
-    var cell = Math.max(4, Math.floor(width / f.w));
-    this.canvas.width = f.w * cell;
-    this.canvas.height = f.h * cell;
-    var ctx = this.canvas.getContext('2d');
-    var state = this.state;
-    var shown = this.visible();
-    for (var y = 0; y < f.h; y++) {
-      for (var x = 0; x < f.w; x++) {
-        var t = f.rows[y][x];
+  // Draws `state` of the map `map` ({w, h, rows, kinds}) on `canvas`:
+  // the terrain, the mines and units in `shown`, and the fog outside
+  // `shown.seen` (when there is fog).
+  function paint(canvas, map, state, shown, width) {
+    var cell = Math.max(4, Math.floor(Math.min(width || 560, 560) / map.w));
+    canvas.width = map.w * cell;
+    canvas.height = map.h * cell;
+    var ctx = canvas.getContext('2d');
+    for (var y = 0; y < map.h; y++) {
+      for (var x = 0; x < map.w; x++) {
+        var t = map.rows[y][x];
         if (t === 'T' && state.felled[x + ',' + y]) t = '.';
         ctx.fillStyle = TERRAIN[t] || TERRAIN['.'];
         ctx.fillRect(x * cell, y * cell, cell, cell);
@@ -298,7 +296,7 @@
       ctx.fillRect(m[1] * cell, m[2] * cell, 2 * cell, 2 * cell);
     });
     shown.units.forEach(function (u) {
-      var kind = f.kinds[u[5]];
+      var kind = map.kinds[u[5]];
       ctx.fillStyle = COLOURS[u[4] - 1];
       if (kind.size > 1) {
         ctx.fillRect(u[1] * cell + 1, u[2] * cell + 1, kind.size * cell - 2, kind.size * cell - 2);
@@ -314,12 +312,29 @@
     });
     if (shown.seen) {
       ctx.fillStyle = 'rgba(0, 0, 0, 0.55)';
-      for (var fy = 0; fy < f.h; fy++) {
-        for (var fx = 0; fx < f.w; fx++) {
-          if (!shown.seen[fy * f.w + fx]) ctx.fillRect(fx * cell, fy * cell, cell, cell);
+      for (var fy = 0; fy < map.h; fy++) {
+        for (var fx = 0; fx < map.w; fx++) {
+          if (!shown.seen[fy * map.w + fx]) ctx.fillRect(fx * cell, fy * cell, cell, cell);
         }
       }
     }
+  }
+
+  function everything(state) {
+    return {
+      seen: null,
+      units: Object.keys(state.units).map(function (id) { return state.units[id]; }),
+      mines: Object.keys(state.mines).map(function (id) { return state.mines[id]; })
+    };
+  }
+
+  Viewer.prototype.draw = function () {
+    var game = this.games[this.index];
+    if (!game) return;
+    var f = game.frames;
+    var state = this.state;
+    var shown = this.visible();
+    paint(this.canvas, f, state, shown, this.root.clientWidth);
     var counts = [0, 0];
     shown.units.forEach(function (u) { counts[u[4] - 1] += 1; });
     this.root.dataset.shownUnits = counts.join(',');
@@ -369,20 +384,18 @@
     ctx.stroke();
   };
 
-  // While the match is played: the live tick from the event stream.
-  function live(section) {
-    var status = section.querySelector('#live-status');
-    if (!window.EventSource || !status) return;
-    var source = new EventSource(section.dataset.events);
-    source.addEventListener('tick', function (e) {
-      var event = JSON.parse(e.data);
-      status.textContent = 'Being played: game ' + (event.game + 1) + ', tick ' + event.tick + '.';
-      section.dataset.tick = String(event.tick);
-    });
-    source.addEventListener('match_finished', function () {
-      source.close();
-      window.location.reload();
-    });
+  // Draws a live map (site.js follows the match and hands over every
+  // `tick` event's state): both sides, no fog.
+  function drawLive(section, frame) {
+    var canvas = section.querySelector('canvas.skirmish-map');
+    if (!canvas) {
+      canvas = el('canvas', { class: 'skirmish-map', role: 'img', 'aria-label': 'The map as the match is played' });
+      var status = section.querySelector('#live-status');
+      section.insertBefore(canvas, status ? status.nextSibling : null);
+    }
+    var state = fromSnapshot(frame.state);
+    paint(canvas, frame, state, everything(state), section.clientWidth);
+    section.dataset.drawnTick = String(frame.state.tick);
   }
 
   document.addEventListener('DOMContentLoaded', function () {
@@ -392,9 +405,8 @@
       window.ArbiterSkirmish = viewer;
       viewer.load();
     }
-    var section = document.getElementById('live');
-    if (section && section.dataset.game === 'skirmish') live(section);
   });
+  window.ArbiterSkirmishLive = drawLive;
 
   window.ArbiterSkirmishFrames = { fromSnapshot: fromSnapshot, apply: apply, toSnapshot: toSnapshot };
 })();

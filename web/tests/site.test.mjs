@@ -65,8 +65,9 @@ test('the home page lists the ladders', async () => {
   await page.goto('/');
   await assert.doesNotReject(page.getByRole('heading', { level: 1 }).waitFor());
   const ladders = await page.locator('.cards .card').count();
-  assert.equal(ladders, 6, 'six ladders: tic-tac-toe and five Othello modes');
+  assert.equal(ladders, 7, 'seven ladders: tic-tac-toe, five Othello modes and skirmish');
   assert.match(await page.locator('.cards').innerText(), /Othello · octagon/);
+  assert.match(await page.locator('.cards').innerText(), /Skirmish/i);
   await screenshot(page, 'home');
 });
 

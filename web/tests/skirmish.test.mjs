@@ -3,7 +3,8 @@
 // both games tick by tick from their frames, its rebuilt end equals the
 // replay's record (ticks played, the loser eliminated), the fog of war
 // hides what a side cannot see, the timeline steps, and the training data
-// downloads. No page may log a JavaScript error.
+// downloads; a running match's map is drawn live. No page may log a
+// JavaScript error.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -96,7 +97,32 @@ test('the fog of war hides the enemy a side cannot see, and the timeline steps',
   await screenshot(page, 'skirmish-early');
 });
 
+test('a running skirmish match is drawn live', async () => {
+  // House matches run back to back; one may end before its page shows it
+  // live: try the next running one.
+  let drawn = null;
+  for (let attempt = 0; attempt < 10 && !drawn; attempt++) {
+    const running = await until('a running skirmish match', async () => {
+      const { matches } = await api('/api/matches?ladder=skirmish:standard&status=running&limit=1');
+      return matches[0];
+    }, { timeout: 120_000, every: 200 });
+    await page.goto(`/matches/${running.id}`);
+    try {
+      await page.locator('#live[data-drawn-tick]').waitFor({ timeout: 15_000 });
+      drawn = await page.locator('#live').getAttribute('data-drawn-tick');
+      const width = await page.locator('#live canvas.skirmish-map').evaluate((c) => c.width);
+      assert.ok(width >= 48 * 4, `the live map is drawn (${width} px wide)`);
+      await screenshot(page, 'skirmish-live');
+    } catch {
+      // It finished first: the page reloaded without the live section.
+    }
+  }
+  assert.ok(drawn !== null, 'a live map was drawn');
+  assert.ok(Number(drawn) >= 1, `the map after a played tick (${drawn})`);
+});
+
 test('the training data downloads as JSON lines', async () => {
+  await page.goto(`/matches/${matchId}`);
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-jsonl').click()]);
   const text = fs.readFileSync(await download.path(), 'utf8');
   const lines = text.trim().split('\n').map((l) => JSON.parse(l));
