@@ -210,10 +210,59 @@ pub(crate) fn reason_of(fault: &Fault) -> FinishReason {
 }
 
 /// A game that ended in a fault: who, why, and the words for it.
-struct Forfeit {
-    side: Side,
-    reason: FinishReason,
-    detail: String,
+pub(crate) struct Forfeit {
+    pub(crate) side: Side,
+    pub(crate) reason: FinishReason,
+    pub(crate) detail: String,
+}
+
+/// Each side's player in a game, by [`Side::index`]: `None` for one whose
+/// bot could not start.
+pub(crate) type Players = [Option<Box<dyn Player>>; 2];
+
+/// Each side's player for game `index` (`sides[side]` is the participant),
+/// and the forfeit of the first side whose bot could not start.
+pub(crate) fn spawn_players(
+    settings: &MatchSettings,
+    index: u8,
+    sides: [u8; 2],
+    entrants: [&dyn Entrant; 2],
+) -> Result<(Players, Option<Forfeit>), HostError> {
+    let host = |message: String| HostError { game: index, message };
+    let mut players: Players = [None, None];
+    let mut forfeit = None;
+    for side in Side::BOTH {
+        let setup = GameSetup {
+            game: settings.variant.game().to_string(),
+            mode: settings.variant.mode().to_string(),
+            seed: settings.seed,
+            match_id: settings.match_id,
+            game_index: index,
+            side: side.index() as u8,
+            fuel_per_ms: settings.fuel_per_ms,
+            tick_based: settings.variant.is_tick_based(),
+        };
+        match entrants[usize::from(sides[side.index()])].spawn(&setup) {
+            Ok(player) => players[side.index()] = Some(player),
+            Err(SpawnError::Host(message) | SpawnError::Bot(Fault::Host(message))) => return Err(host(message)),
+            Err(SpawnError::Bot(fault)) => {
+                forfeit.get_or_insert(Forfeit {
+                    side,
+                    reason: reason_of(&fault),
+                    detail: fault.to_string(),
+                });
+            }
+        }
+    }
+    Ok((players, forfeit))
+}
+
+/// What each side's player leaves: its stderr and its peak memory.
+pub(crate) fn leftovers(players: &Players) -> [Leftover; 2] {
+    [0, 1].map(|i| match players[i].as_ref() {
+        Some(player) => (player.stderr(), player.peak_memory_bytes()),
+        None => (Vec::new(), None),
+    })
 }
 
 fn play_game<G: Game>(
@@ -225,34 +274,7 @@ fn play_game<G: Game>(
     observe: &mut dyn FnMut(u8, Progress<'_>),
 ) -> Result<Leg, HostError> {
     let host = |message: String| HostError { game: index, message };
-    let mut players: [Option<Box<dyn Player>>; 2] = [None, None];
-    let mut forfeit = None;
-    for side in Side::BOTH {
-        let setup = GameSetup {
-            game: settings.variant.game().to_string(),
-            mode: settings.variant.mode().to_string(),
-            seed: settings.seed,
-            match_id: settings.match_id,
-            game_index: index,
-            side: side.index() as u8,
-            fuel_per_ms: settings.fuel_per_ms,
-            tick_based: false,
-        };
-        match entrants[usize::from(sides[side.index()])].spawn(&setup) {
-            Ok(player) => players[side.index()] = Some(player),
-            Err(SpawnError::Host(message)) => return Err(host(message)),
-            Err(SpawnError::Bot(Fault::Host(message))) => return Err(host(message)),
-            Err(SpawnError::Bot(fault)) => {
-                if forfeit.is_none() {
-                    forfeit = Some(Forfeit {
-                        side,
-                        reason: reason_of(&fault),
-                        detail: fault.to_string(),
-                    });
-                }
-            }
-        }
-    }
+    let (mut players, mut forfeit) = spawn_players(settings, index, sides, entrants)?;
 
     let turn_us = settings.budget.turn_ms.saturating_mul(1000);
     let mut bank_us = [settings.budget.bank_ms.saturating_mul(1000); 2];
@@ -354,11 +376,7 @@ fn play_game<G: Game>(
         reason,
         faulted,
     } = outcome;
-    // What each side's player leaves: its stderr and its peak memory.
-    let left = [0, 1].map(|i| match players[i].as_ref() {
-        Some(player) => (player.stderr(), player.peak_memory_bytes()),
-        None => (Vec::new(), None),
-    });
+    let left = leftovers(&players);
     let record = GameRecord {
         index,
         sides,

@@ -8,8 +8,8 @@
 //! tick (its units keep their orders) and goes on, paused, in the next.
 //! Only a crash or an unreadable line ends its game.
 
-use crate::player::{Answer, Entrant, Fault, GameSetup, Player, SpawnError, Spent, TurnError};
-use crate::referee::{HostError, Leg, MatchSettings, Progress, reason_of};
+use crate::player::{Answer, Entrant, Fault, Player, Spent, TurnError};
+use crate::referee::{Forfeit, HostError, Leg, MatchSettings, Progress, leftovers, reason_of, spawn_players};
 use crate::replay::GameRecord;
 use arbiter_games::skirmish::{ActReply, Map, Skirmish};
 use arbiter_games::{FinishReason, Outcome, Side, Variant};
@@ -162,28 +162,7 @@ pub(crate) fn play_game(
     let host = |message: String| HostError { game: index, message };
     let map = map_of(settings.variant).map_err(host)?;
     let mut game = Skirmish::new(map, settings.seed);
-    let mut players: [Option<Box<dyn Player>>; 2] = [None, None];
-    let mut forfeit: Option<(Side, FinishReason, String)> = None;
-    for side in Side::BOTH {
-        let setup = GameSetup {
-            game: settings.variant.game().to_string(),
-            mode: settings.variant.mode().to_string(),
-            seed: settings.seed,
-            match_id: settings.match_id,
-            game_index: index,
-            side: side.index() as u8,
-            fuel_per_ms: settings.fuel_per_ms,
-            tick_based: true,
-        };
-        match entrants[usize::from(sides[side.index()])].spawn(&setup) {
-            Ok(player) => players[side.index()] = Some(player),
-            Err(SpawnError::Host(message) | SpawnError::Bot(Fault::Host(message))) => return Err(host(message)),
-            Err(SpawnError::Bot(fault)) => {
-                forfeit.get_or_insert((side, reason_of(&fault), fault.to_string()));
-            }
-        }
-    }
-
+    let (mut players, mut forfeit) = spawn_players(settings, index, sides, entrants)?;
     let mut spent = [Spent::default(); 2];
     let mut skipped = [0u32; 2];
     let mut stale = [0u32; 2];
@@ -211,7 +190,7 @@ pub(crate) fn play_game(
                 TickEnd::Reply(reply) => replies[i] = Some(reply),
                 TickEnd::Skipped => skipped[i] += 1,
                 TickEnd::Lost(reason, detail) => {
-                    forfeit.get_or_insert((side, reason, detail));
+                    forfeit.get_or_insert(Forfeit { side, reason, detail });
                 }
             }
         }
@@ -230,7 +209,7 @@ pub(crate) fn play_game(
     }
 
     let (outcome, detail) = match forfeit {
-        Some((side, reason, detail)) => (game.forfeit(side, reason), Some(detail)),
+        Some(Forfeit { side, reason, detail }) => (game.forfeit(side, reason), Some(detail)),
         None => match game.outcome() {
             Some(outcome) => (outcome, None),
             None => return Err(host("the game ended without an outcome".to_string())),
@@ -241,10 +220,7 @@ pub(crate) fn play_game(
         reason,
         faulted,
     } = outcome;
-    let left = [0, 1].map(|i| match players[i].as_ref() {
-        Some(player) => (player.stderr(), player.peak_memory_bytes()),
-        None => (Vec::new(), None),
-    });
+    let left = leftovers(&players);
     let record = SkirmishRecord {
         game: game.record(),
         spent,

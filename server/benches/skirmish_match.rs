@@ -5,9 +5,10 @@
 //!
 //! `cargo bench -p arbiter-server --bench skirmish_match`
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
+
+#[path = "../tests/common/skirmish_bots.rs"]
+mod skirmish_bots;
 
 use arbiter_games::Variant;
 use arbiter_games::skirmish::{Map, Skirmish};
@@ -71,35 +72,6 @@ fn house_in_process(name: &'static str) -> InProcess {
     })
 }
 
-/// The idle test bot (`tests/skirmish-bots`), built for wasm32-wasip1.
-fn idle_wasm() -> Vec<u8> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skirmish-test-bots");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--offline",
-            "--locked",
-            "--target",
-            "wasm32-wasip1",
-            "--bin",
-            "idle",
-        ])
-        .arg("--manifest-path")
-        .arg(root.join("tests/skirmish-bots/Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target)
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "the idle test bot builds");
-    std::fs::read(target.join("wasm32-wasip1/release/idle.wasm")).expect("built")
-}
-
 fn main() {
     let sandbox = Sandbox::new(SandboxConfig {
         compiler: CompilerCommand::new(ARBITER, ["__compile-module"]),
@@ -139,7 +111,7 @@ fn main() {
     let house = [house_in_process(HOUSE[0]), house_in_process(HOUSE[1])];
     let in_process_house = measure("in-process, house bots", 3, [&house[0], &house[1]], &settings);
 
-    let idle_module = sandbox.load(&idle_wasm()).expect("the idle bot loads");
+    let idle_module = sandbox.load(&skirmish_bots::wasm("idle")).expect("the idle bot loads");
     let idle_bot = WasmBot::new(sandbox.clone(), idle_module, "idle");
     let sandboxed_idle = measure("sandboxed, idle bots", 2, [&idle_bot, &idle_bot], &settings);
     let house_bots = HOUSE.map(|name| {

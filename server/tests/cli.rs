@@ -25,6 +25,7 @@ fn every_subcommand_has_help_with_examples() {
         &["position"],
         &["perft"],
         &["replay", "show"],
+        &["replay", "export"],
         &["ladders", "time"],
         &["simulate"],
         &["serve"],
@@ -177,6 +178,99 @@ fn sandboxed_play_then_verify_and_nothing_left_in_tmp() {
         left.is_empty(),
         "play and verify leave temporary files behind: {left:?}"
     );
+}
+
+/// Skirmish from the command line: a sandboxed match, its replay verified
+/// (records re-simulated, then re-run), tampered with (an accepted order
+/// moved to another tick: the re-simulation says where), exported as
+/// training data, and one side's observation at a tick printed.
+#[test]
+fn skirmish_play_verify_export_and_position() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("replays");
+    let out = out.to_str().expect("utf-8 path");
+    let (a, b) = ("house:skirmish-rush", "house:skirmish-economy");
+    let played = arbiter(&["play", "skirmish", a, b, "--matches", "1", "--out", out]);
+    assert!(played.status.success(), "{}", stderr(&played));
+    assert!(stdout(&played).contains("skirmish:standard"), "{}", stdout(&played));
+    let replay = Path::new(out).join("match-0001.json");
+    let replay_arg = replay.to_str().expect("utf-8 path");
+
+    let shown = arbiter(&["replay", "show", replay_arg]);
+    assert!(
+        stdout(&shown).contains("ms per tick, 1000 ms at tick 0"),
+        "{}",
+        stdout(&shown)
+    );
+    assert!(stdout(&shown).contains(" ticks, skipped 0 + 0"), "{}", stdout(&shown));
+
+    let verified = arbiter(&["verify", replay_arg, a, b]);
+    assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
+
+    // The first tick with an accepted order loses it: the next digest or
+    // the outcome no longer match.
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&replay).expect("replay written")).expect("json");
+    let ticks = json["games"][0]["record"]["game"]["ticks"]
+        .as_array_mut()
+        .expect("ticks");
+    let tick = ticks
+        .iter_mut()
+        .find(|t| t["sides"][0]["accepted"].as_array().is_some_and(|a| !a.is_empty()))
+        .expect("an accepted order");
+    tick["sides"][0]["accepted"] = serde_json::json!([]);
+    let tampered_path = dir.path().join("tampered.json");
+    std::fs::write(&tampered_path, serde_json::to_vec(&json).expect("json")).expect("written");
+    let tampered = arbiter(&["verify", tampered_path.to_str().expect("utf-8 path"), a, b]);
+    assert_eq!(tampered.status.code(), Some(1), "{}", stdout(&tampered));
+    assert!(
+        stdout(&tampered).starts_with("not verified: game 0: "),
+        "{}",
+        stdout(&tampered)
+    );
+
+    let export = arbiter(&["replay", "export", "--jsonl", replay_arg]);
+    assert!(export.status.success(), "{}", stderr(&export));
+    let lines: Vec<serde_json::Value> = stdout(&export)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&replay).expect("replay")).expect("json");
+    let ticks: usize = (0..2)
+        .map(|g| {
+            json["games"][g]["record"]["game"]["ticks"]
+                .as_array()
+                .map_or(0, Vec::len)
+        })
+        .sum();
+    assert_eq!(lines.len(), 2 * ticks, "one line per tick and side");
+    assert_eq!(
+        (lines[0]["game"].as_u64(), lines[0]["tick"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let line = lines
+        .iter()
+        .find(|l| l["game"] == 2 && l["tick"] == 140 && l["side"] == 2)
+        .expect("game 2, tick 140, side 2");
+
+    let position = arbiter(&[
+        "position", "skirmish", "--replay", replay_arg, "--game", "2", "--tick", "140", "--side", "2",
+    ]);
+    assert!(position.status.success(), "{}", stderr(&position));
+    let observation: serde_json::Value = serde_json::from_str(stdout(&position).trim()).expect("an observation");
+    assert_eq!(observation, line["obs"], "the same observation as the training line");
+    assert_eq!(
+        (observation["tick"].as_u64(), observation["me"].as_u64()),
+        (Some(140), Some(2))
+    );
+
+    let missing = arbiter(&[
+        "replay",
+        "export",
+        "--jsonl",
+        replay_arg.replace("match-0001", "none").as_str(),
+    ]);
+    assert_eq!(missing.status.code(), Some(2), "a missing file is an error");
 }
 
 #[test]

@@ -934,28 +934,19 @@ fn a_sigterm_stops_a_worker_gracefully_and_a_second_one_at_once() {
     runtime().block_on(sigterm_scenario());
 }
 
-/// The first-attempt match a process whose claims start with `prefix` is
-/// playing now, if any.
-async fn first_attempt_held_by(ladder: &Ladder, prefix: &str) -> Option<i64> {
-    sqlx::query_scalar::<_, i64>(
-        "SELECT id FROM matches WHERE status = 'running' AND attempts = 1 AND claimed_by LIKE $1 ORDER BY id LIMIT 1",
-    )
-    .bind(format!("{prefix}%"))
-    .fetch_optional(&ladder.core.db.pool)
-    .await
-    .expect("poll")
-}
-
-/// Any match (first attempt or a retry) a process whose claims start with
-/// `prefix` holds now.
-async fn any_held_by(ladder: &Ladder, prefix: &str) -> Option<i64> {
-    sqlx::query_scalar::<_, i64>(
-        "SELECT id FROM matches WHERE status = 'running' AND claimed_by LIKE $1 ORDER BY id LIMIT 1",
-    )
-    .bind(format!("{prefix}%"))
-    .fetch_optional(&ladder.core.db.pool)
-    .await
-    .expect("poll")
+/// The match a process whose claims start with `prefix` is playing now, if
+/// any: only a first attempt with `first_only`, else any attempt.
+async fn held_by(ladder: &Ladder, prefix: &str, first_only: bool) -> Option<i64> {
+    let sql = if first_only {
+        "SELECT id FROM matches WHERE status = 'running' AND attempts = 1 AND claimed_by LIKE $1 ORDER BY id LIMIT 1"
+    } else {
+        "SELECT id FROM matches WHERE status = 'running' AND claimed_by LIKE $1 ORDER BY id LIMIT 1"
+    };
+    sqlx::query_scalar::<_, i64>(sql)
+        .bind(format!("{prefix}%"))
+        .fetch_optional(&ladder.core.db.pool)
+        .await
+        .expect("poll")
 }
 
 /// Kills (SIGKILL) `child` once it plays a first-attempt match; returns
@@ -966,7 +957,7 @@ async fn any_held_by(ladder: &Ladder, prefix: &str) -> Option<i64> {
 async fn kill_while_playing(ladder: &Ladder, child: &mut Child, prefix: &str) -> Option<(i64, Duration)> {
     let prefix = format!("{prefix}-{}-", child.id());
     wait_for(Duration::from_secs(90), &format!("{prefix}* to play a match"), || {
-        first_attempt_held_by(ladder, &prefix)
+        held_by(ladder, &prefix, true)
     })
     .await;
     // Into the match (modules loaded, first turns), then dead. The match
@@ -976,7 +967,7 @@ async fn kill_while_playing(ladder: &Ladder, child: &mut Child, prefix: &str) ->
     child.kill().expect("SIGKILL");
     child.wait().expect("reaped");
     let killed = Instant::now();
-    let Some(held) = any_held_by(ladder, &prefix).await else {
+    let Some(held) = held_by(ladder, &prefix, false).await else {
         eprintln!("{prefix}* held no match when it died: trying again with another process");
         return None;
     };

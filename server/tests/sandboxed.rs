@@ -22,6 +22,10 @@ use sha2::Digest;
 
 #[path = "common/hostile_loops.rs"]
 mod hostile_loops;
+#[path = "common/load.rs"]
+mod load;
+
+use load::while_cpu_saturated;
 
 /// Small budgets keep the alpha-beta bots (which plan their time from the
 /// clock) quick: a match of the two strongest costs about 0.3 virtual
@@ -204,26 +208,6 @@ fn while_busy_with_matches<T>(threads: usize, f: impl FnOnce() -> T) -> (T, u64)
         result
     });
     (result, started.load(Ordering::Relaxed))
-}
-
-/// Runs `f` while `threads` threads spin on the CPU.
-fn while_cpu_saturated<T>(threads: usize, f: impl FnOnce() -> T) -> T {
-    let stop = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let mut x = 1u64;
-                while !stop.load(Ordering::Relaxed) {
-                    for _ in 0..10_000 {
-                        x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1));
-                    }
-                }
-            });
-        }
-        let result = f();
-        stop.store(true, Ordering::Relaxed);
-        result
-    })
 }
 
 /// Every house bot that plays `variant`, in a ring: each plays the next one,

@@ -6,10 +6,8 @@
 //! The hostile bots are a small std-only crate (`tests/skirmish-bots`)
 //! built for `wasm32-wasip1` once per run.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use arbiter_games::skirmish::{Reason, TICK_LIMIT};
 use arbiter_games::{Budget, FinishReason, Variant};
@@ -19,6 +17,13 @@ use arbiter_referee::verify::{check_records, verify};
 use arbiter_referee::wasm::bot_seed;
 use arbiter_referee::{Entrant, GameSetup, InProcess, MatchSettings, PlayedMatch, WasmBot, play_match};
 use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
+
+#[path = "common/load.rs"]
+mod load;
+#[path = "common/skirmish_bots.rs"]
+mod skirmish_bots;
+
+use load::while_cpu_saturated;
 
 /// Fuel per virtual millisecond for the hostile matches: a hundredth of the
 /// default, so that bots that burn their whole budget every tick for 3 000
@@ -48,39 +53,8 @@ fn sandbox() -> &'static Sandbox {
     })
 }
 
-/// The folder of the built hostile bots.
-fn bots_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/skirmish-bots/Cargo.toml");
-        let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skirmish-test-bots");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--release",
-                "--offline",
-                "--locked",
-                "--target",
-                "wasm32-wasip1",
-            ])
-            .arg("--manifest-path")
-            .arg(&manifest)
-            .arg("--target-dir")
-            .arg(&target)
-            .env_remove("CARGO_TARGET_DIR")
-            .env_remove("CARGO_BUILD_TARGET")
-            .env_remove("RUSTFLAGS")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the skirmish test bots failed");
-        target.join("wasm32-wasip1/release")
-    })
-}
-
 fn hostile(name: &str) -> WasmBot {
-    let wasm = std::fs::read(bots_dir().join(format!("{name}.wasm"))).expect("the test bot was built");
+    let wasm = skirmish_bots::wasm(name);
     let module = sandbox().load(&wasm).expect("the test bot loads");
     WasmBot::new(sandbox().clone(), module, name)
 }
@@ -320,26 +294,6 @@ fn slow_and_silent_bots_lose_only_their_own_ticks() {
             );
         }
     }
-}
-
-/// Runs `f` while `threads` threads spin on the CPU.
-fn while_cpu_saturated<T>(threads: usize, f: impl FnOnce() -> T) -> T {
-    let stop = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let mut x = 1u64;
-                while !stop.load(Ordering::Relaxed) {
-                    for _ in 0..10_000 {
-                        x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1));
-                    }
-                }
-            });
-        }
-        let result = f();
-        stop.store(true, Ordering::Relaxed);
-        result
-    })
 }
 
 /// Every pair of house skirmish bots, sandboxed at the ladder's fuel rate:

@@ -18,7 +18,10 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/matches", get(list))
         .route("/matches/{id}", get(detail))
-        .route("/matches/{id}/replay", get(replay))
+        .route(
+            "/matches/{id}/replay",
+            get(replay).layer(tower_http::compression::CompressionLayer::new()),
+        )
         .route("/matches/{id}/transcript", get(transcript))
         .route(
             "/matches/{id}/frames",
