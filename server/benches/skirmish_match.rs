@@ -67,7 +67,8 @@ fn idle_in_process() -> InProcess {
 
 fn house_in_process(name: &'static str) -> InProcess {
     InProcess::new(name, move |setup: &GameSetup| {
-        let rng = arbiter_sdk::Rng::seeded(bot_seed(setup.seed, setup.game_index, setup.side));
+        // The stream the sandboxed bot draws: the same games both ways.
+        let rng = arbiter_sdk::Rng::as_sandboxed(bot_seed(setup.seed, setup.game_index, setup.side));
         arbiter_bots::answerer(name, rng).expect("a house bot")
     })
 }
