@@ -255,3 +255,46 @@ async fn a_tournament_that_fails_half_way_leaves_nothing() {
     assert_eq!(body["tournament"]["matches"], 3);
     assert_eq!(server.count("matches").await, before[2] + 3);
 }
+
+/// A refusal of a compressed route is plain JSON whatever the client
+/// accepts: the JSON error envelope replaced a gzipped body but kept its
+/// `Content-Encoding: gzip`, which no client could decode (found by
+/// schemathesis on `/api/matches/{id}/frames?game=1&game=2`).
+#[tokio::test(flavor = "multi_thread")]
+async fn refusals_of_compressed_routes_are_readable_json() {
+    let server = Options::on(Backend::Sqlite).start().await;
+    let client = server.client();
+    for path in [
+        "/api/matches/1/frames?game=1&game=2",
+        "/api/matches/1/frames?game=3",
+        "/api/matches/1/replay?download=1&download=2",
+        "/api/matches/x/training.jsonl",
+    ] {
+        let response = client
+            .raw(Method::GET, path)
+            .header("Accept-Encoding", "gzip")
+            .send()
+            .await
+            .expect("an answer");
+        let status = response.status().as_u16();
+        assert!((400..500).contains(&status), "{path}: {status}");
+        let encoding = response.headers().get("content-encoding").cloned();
+        let bytes = response.bytes().await.expect("a body");
+        let body: serde_json::Value = match encoding.as_ref().map(|e| e.as_bytes()) {
+            None => serde_json::from_slice(&bytes).expect("plain JSON"),
+            Some(b"gzip") => {
+                assert_eq!(&bytes[..2], b"\x1f\x8b", "{path}: labelled gzip, and gzip");
+                continue;
+            }
+            Some(other) => panic!("{path}: unexpected encoding {other:?}"),
+        };
+        assert_eq!(body["ok"], false, "{path}: {body}");
+        assert!(body["error"].is_string(), "{path}: {body}");
+    }
+    let (status, body) = client.get("/api/matches/1/frames?game=1&game=2").await;
+    assert_eq!(status.as_u16(), 400);
+    assert!(
+        body["error"].as_str().is_some_and(|e| e.contains("game once")),
+        "{body}"
+    );
+}

@@ -255,6 +255,8 @@ pub async fn json_errors(request: Request, next: Next) -> Response {
         .headers
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    // The new body is plain: a compressed original's encoding must go too.
+    parts.headers.remove(axum::http::header::CONTENT_ENCODING);
     Response::from_parts(parts, axum::body::Body::from(body))
 }
 

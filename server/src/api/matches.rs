@@ -266,12 +266,6 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Ap
         .into_response())
 }
 
-#[derive(serde::Deserialize)]
-struct GameQuery {
-    /// 1 or 2.
-    game: Option<String>,
-}
-
 /// A finished skirmish match's replay, or the reason it has none.
 async fn skirmish_replay(state: &AppState, id: i64) -> ApiResult<Replay> {
     let bytes = replay_bytes(state, id).await?;
@@ -291,13 +285,19 @@ async fn skirmish_replay(state: &AppState, id: i64) -> ApiResult<Replay> {
 async fn frames(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<GameQuery>,
+    Query(query): Query<Vec<(String, String)>>,
 ) -> ApiResult<Response> {
     let id = parse_id(&id)?;
-    let game = match q.game.as_deref() {
-        None | Some("1") => 0,
-        Some("2") => 1,
-        Some(other) => return Err(ApiError::BadRequest(format!("game must be 1 or 2, not {other:?}"))),
+    let games: Vec<&str> = query
+        .iter()
+        .filter(|(key, _)| key == "game")
+        .map(|(_, value)| value.as_str())
+        .collect();
+    let game = match games.as_slice() {
+        [] | ["1"] => 0,
+        ["2"] => 1,
+        [other] => return Err(ApiError::BadRequest(format!("game must be 1 or 2, not {other:?}"))),
+        _ => return Err(ApiError::BadRequest("give game once: 1 or 2".into())),
     };
     let replay = skirmish_replay(&state, id).await?;
     let body = tokio::task::spawn_blocking(move || {

@@ -10,17 +10,19 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/openapi.json", get(|| async { Json(document()) }))
 }
 
-/// One operation: summary, whether it needs a caller, and its success status.
+/// One operation: summary, whether it needs a caller, and its success
+/// status. Every operation may answer 401: a token or session that is sent
+/// and not valid is refused even where none is needed.
 fn op(summary: &str, auth: bool, ok: u16, body: Option<Value>) -> Value {
     let mut responses = json!({
         ok.to_string(): {"description": "success", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Ok"}}}},
         "400": {"$ref": "#/components/responses/Error"},
+        "401": {"$ref": "#/components/responses/Error"},
         "404": {"$ref": "#/components/responses/Error"},
         "429": {"$ref": "#/components/responses/Error"},
         "503": {"$ref": "#/components/responses/Error"},
     });
     if auth {
-        responses["401"] = json!({"$ref": "#/components/responses/Error"});
         responses["403"] = json!({"$ref": "#/components/responses/Error"});
     }
     let mut operation = json!({"summary": summary, "responses": responses});
@@ -81,7 +83,7 @@ pub fn document() -> Value {
         },
         "required": ["name", "ladders", "module"]}}}});
     let mut paths = json!({
-        "/api/users": {"post": op("Sign up; sets the session cookie", false, 201, Some(credentials.clone()))},
+        "/api/users": {"post": with_error(op("Sign up; sets the session cookie (409 for a name that is taken)", false, 201, Some(credentials.clone())), 409)},
         "/api/users/{name}": {"get": op("A user's public profile", false, 200, None), "parameters": path_param("name", "user name")},
         "/api/sessions": {
             "post": with_error(op("Sign in; sets the session cookie (401 for a wrong name or password)", false, 200, Some(credentials)), 401),
