@@ -258,7 +258,7 @@ pub(crate) fn spawn_players(
 }
 
 /// What each side's player leaves: its stderr and its peak memory.
-pub(crate) fn leftovers(players: &Players) -> [Leftover; 2] {
+fn leftovers(players: &Players) -> [Leftover; 2] {
     [0, 1].map(|i| match players[i].as_ref() {
         Some(player) => (player.stderr(), player.peak_memory_bytes()),
         None => (Vec::new(), None),
@@ -371,23 +371,49 @@ fn play_game<G: Game>(
             None => return Err(host("the game ended without an outcome".to_string())),
         },
     };
-    let Outcome {
-        scores,
-        reason,
-        faulted,
-    } = outcome;
-    let left = leftovers(&players);
-    let record = GameRecord {
+    Ok(Leg::ended(
         index,
         sides,
         turns,
-        scores,
-        reason,
-        faulted,
-        detail,
-        record: game.record(),
-    };
-    Ok(Leg { record, left, stalled })
+        (outcome, detail),
+        game.record(),
+        &players,
+        stalled,
+    ))
+}
+
+impl Leg {
+    /// Game `index` (participants `sides`) that ended with `outcome` and a
+    /// fault's words, if any: its replay record and what its players left.
+    pub(crate) fn ended(
+        index: u8,
+        sides: [u8; 2],
+        turns: Vec<TurnRecord>,
+        (outcome, detail): (Outcome, Option<String>),
+        record: serde_json::Value,
+        players: &Players,
+        stalled: bool,
+    ) -> Leg {
+        let Outcome {
+            scores,
+            reason,
+            faulted,
+        } = outcome;
+        Leg {
+            record: GameRecord {
+                index,
+                sides,
+                turns,
+                scores,
+                reason,
+                faulted,
+                detail,
+                record,
+            },
+            left: leftovers(players),
+            stalled,
+        }
+    }
 }
 
 fn cut_reply(line: &str) -> String {

@@ -9,10 +9,10 @@
 //! Only a crash or an unreadable line ends its game.
 
 use crate::player::{Answer, Entrant, Fault, Player, Spent, TurnError};
-use crate::referee::{Forfeit, HostError, Leg, MatchSettings, Progress, leftovers, reason_of, spawn_players};
+use crate::referee::{Forfeit, HostError, Leg, MatchSettings, Progress, reason_of, spawn_players};
 use crate::replay::GameRecord;
 use arbiter_games::skirmish::{ActReply, Map, Skirmish};
-use arbiter_games::{FinishReason, Outcome, Side, Variant};
+use arbiter_games::{FinishReason, Side, Variant};
 use serde::{Deserialize, Serialize};
 
 /// What the referee adds to the rules' record of one skirmish game: time
@@ -215,29 +215,22 @@ pub(crate) fn play_game(
             None => return Err(host("the game ended without an outcome".to_string())),
         },
     };
-    let Outcome {
-        scores,
-        reason,
-        faulted,
-    } = outcome;
-    let left = leftovers(&players);
     let record = SkirmishRecord {
         game: game.record(),
         spent,
         skipped,
         stale,
     };
-    let record = GameRecord {
+    let record = serde_json::to_value(&record).map_err(|e| host(e.to_string()))?;
+    Ok(Leg::ended(
         index,
         sides,
-        turns: Vec::new(),
-        scores,
-        reason,
-        faulted,
-        detail,
-        record: serde_json::to_value(&record).map_err(|e| host(e.to_string()))?,
-    };
-    Ok(Leg { record, left, stalled })
+        Vec::new(),
+        (outcome, detail),
+        record,
+        &players,
+        stalled,
+    ))
 }
 
 /// Why a replay cannot be exported as training data.
