@@ -6,7 +6,7 @@
 # root (apt-get); .ci/run calls it.
 #
 # Then, from the repository root:
-#   cargo build -p arbiter-server      # target/debug/arbiter and the house bots
+#   cargo build -p arbiter      # target/debug/arbiter and the house bots
 #   (cd web && npm test)               # node --test: web/tests/*.test.mjs
 set -euo pipefail
 cd "$(dirname "$0")"

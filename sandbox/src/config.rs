@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// Fuel per virtual millisecond, unless configured otherwise.
 ///
-/// Measured on a current server core (`cargo bench -p arbiter-server --bench
+/// Measured on a current server core (`cargo bench -p arbiter --bench
 /// fuel_rate`), the house search bots burn 9–13 million fuel per real
 /// millisecond and request-parsing bots 4–8 million, so one virtual
 /// millisecond is one to two real ones; the slowest code there is (an empty
@@ -101,7 +101,7 @@ pub struct SandboxConfig {
     /// burns about 1 million fuel per real millisecond here (the fuel check
     /// costs more than the loop), a counting loop about 6 million and
     /// `table.copy` about 0.7 million per element copied, up to 15 times
-    /// below [`DEFAULT_FUEL_PER_MS`] (`cargo bench -p arbiter-server --bench
+    /// below [`DEFAULT_FUEL_PER_MS`] (`cargo bench -p arbiter --bench
     /// fuel_rate`); a factor of 5 turned honest timeouts into backstop
     /// crashes.
     pub backstop_factor: u32,

@@ -2,7 +2,7 @@
 // Debian's chromium through playwright-core, watch pages for JavaScript
 // errors, and build tiny WebAssembly modules.
 //
-// Assumes `cargo build -p arbiter-server` has run (it builds
+// Assumes `cargo build -p arbiter` has run (it builds
 // target/debug/arbiter and the house bots in target/house-bots). Override the
 // binary with ARBITER_BIN and the browser with CHROMIUM.
 import { spawn } from 'node:child_process';
@@ -22,7 +22,7 @@ export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export function requireBuilt() {
   for (const file of [ARBITER, path.join(HOUSE_WASM, 'othello-greedy.wasm')]) {
     if (!fs.existsSync(file)) {
-      throw new Error(`${file} is missing: run \`cargo build -p arbiter-server\` first`);
+      throw new Error(`${file} is missing: run \`cargo build -p arbiter\` first`);
     }
   }
 }

@@ -1,0 +1,343 @@
+//! What the ladder's pipeline costs on top of playing, and what one Othello
+//! match costs at the ladder's default time control.
+//!
+//! 1. **Ladder pipeline.** A fresh [`Core`] on a temporary SQLite data folder
+//!    (its sandbox compiles with the `arbiter` binary), the house bots
+//!    seeded; N ranked matches `othello-random` – `othello-greedy` on
+//!    `othello:std` are queued (sides alternating, seed 1000 + i), then W
+//!    in-process workers ([`worker::run`]) are started and timed until all N
+//!    are `finished` (polled every 20 ms): claim, sandbox, replay blob,
+//!    logs and Glicko-2 ratings on SQLite.
+//! 2. **`arbiter play` baseline.** The same two house modules as
+//!    [`WasmBot`]s, the same N matches (same seeds and sides) through
+//!    [`play_match`] on W threads, each replay written to a file, as
+//!    `arbiter play` does.
+//!
+//!    Both run with W = 1 and W = 2, twice, after a warm-up of 20 uncounted
+//!    matches each (so compiling the modules is not measured); it prints
+//!    matches per second, pipeline / play (the target: the ladder keeps at
+//!    least 70% of play's throughput) and the process's CPU ms per match.
+//! 3. **One `othello-ab-strong` mirror match at the default control**
+//!    (1000 ms per move, 10 000 ms per leg, virtual): M matches on one
+//!    thread, real seconds and the thread's CPU seconds per match, and the
+//!    virtual seconds both bots used (the replays' `spent.us`).
+//!
+//! Run with `cargo bench -p arbiter --bench pipeline` (about a minute
+//! after the build). Settings: `ARBITER_BENCH_PIPELINE_MATCHES`
+//! (N, default 600), `ARBITER_BENCH_STRONG_MATCHES` (M, default 3). Nothing
+//! here asserts on time; wall-clock figures on a busy machine are noisy, so
+//! the load average is printed first and last.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use arbiter_games::Variant;
+use arbiter_games::othello::Mode;
+use arbiter_ladder::blobs::Blobs;
+use arbiter_ladder::core::Core;
+use arbiter_ladder::db::Db;
+use arbiter_ladder::events::Events;
+use arbiter_ladder::metrics::Metrics;
+use arbiter_ladder::ratings::RatingSystem;
+use arbiter_ladder::worker::{self, NewMatch, WorkerConfig};
+use arbiter_referee::{MatchSettings, PlayedMatch, WasmBot, play_match};
+use arbiter_sandbox::{CompilerCommand, DEFAULT_FUEL_PER_MS, Sandbox, SandboxConfig};
+use tokio::sync::watch;
+
+/// The arbiter binary: the sandbox's compiler child.
+const ARBITER: &str = env!("CARGO_BIN_EXE_arbiter");
+const LADDER: &str = "othello:std";
+const VARIANT: Variant = Variant::Othello(Mode::Std);
+const BOTS: [&str; 2] = ["othello-random", "othello-greedy"];
+const STRONG: &str = "othello-ab-strong";
+const WARMUP: usize = 20;
+/// Seed of counted match i is `SEED + i` (warm-up matches use 1..=20).
+const SEED: u64 = 1000;
+/// Runs of each comparison (W = 1, then 2), to show the noise.
+const ROUNDS: usize = 2;
+/// The issue's target for pipeline / play.
+const TARGET: f64 = 0.70;
+
+fn main() {
+    let matches = setting("ARBITER_BENCH_PIPELINE_MATCHES", 600);
+    let strong_matches = setting("ARBITER_BENCH_STRONG_MATCHES", 3);
+    println!(
+        "pipeline benchmark: {} vs {} on {LADDER}, {matches} matches per run",
+        BOTS[0], BOTS[1]
+    );
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    println!("nproc {cores}, /proc/loadavg {}", load_average());
+    let started = Instant::now();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let core = runtime.block_on(open_core(dir.path()));
+    let versions = runtime.block_on(active_versions(&core));
+
+    // The baseline's own sandbox, as `arbiter play` makes one.
+    let sandbox = sandbox(None);
+    let bots = BOTS.map(|name| house_bot(&sandbox, name));
+    let replays = dir.path().join("replays");
+    std::fs::create_dir_all(&replays).expect("the replay folder");
+
+    let warm = Instant::now();
+    let warmup: Vec<u64> = (1..=WARMUP as u64).collect();
+    runtime.block_on(pipeline(&core, versions, &warmup, 2));
+    play_all(&bots, &warmup, 2, &replays);
+    println!(
+        "warm-up: {WARMUP} matches each way in {:.1} s",
+        warm.elapsed().as_secs_f64()
+    );
+
+    let seeds: Vec<u64> = (0..matches as u64).map(|i| SEED + i).collect();
+    let mut rows = Vec::new();
+    for round in 1..=ROUNDS {
+        for workers in [1, 2] {
+            let cpu0 = cpu_seconds("self");
+            let ladder = runtime.block_on(pipeline(&core, versions, &seeds, workers));
+            let cpu1 = cpu_seconds("self");
+            let play = play_all(&bots, &seeds, workers, &replays);
+            let cpu = [cpu1 - cpu0, cpu_seconds("self") - cpu1].map(|s| s * 1e3 / matches as f64);
+            println!("round {round}, W = {workers} done; /proc/loadavg {}", load_average());
+            rows.push((round, workers, ladder, play, cpu));
+        }
+    }
+    println!();
+    println!("== ladder pipeline vs arbiter play: {matches} matches per run, matches/s ==");
+    println!("round  W  pipeline      play  pipeline/play  target {TARGET:.2}  CPU ms/match (pipeline, play)");
+    for (round, workers, ladder, play, [cpu_ladder, cpu_play]) in rows {
+        let [ladder, play] = [ladder, play].map(|d| matches as f64 / d.as_secs_f64());
+        let ratio = ladder / play;
+        let verdict = if ratio >= TARGET { "met" } else { "NOT met" };
+        println!(
+            "{round:>5} {workers:>2} {ladder:>9.1} {play:>9.1} {ratio:>14.3}  {verdict:>9}  {cpu_ladder:>5.2} {cpu_play:>5.2}"
+        );
+    }
+    strong(&sandbox, strong_matches);
+    println!();
+    println!(
+        "total {:.0} s; /proc/loadavg now {}",
+        started.elapsed().as_secs_f64(),
+        load_average()
+    );
+}
+
+/// Part 3: `othello-ab-strong` against itself at the default control.
+fn strong(sandbox: &Sandbox, matches: usize) {
+    println!();
+    println!("== {STRONG} vs itself, {VARIANT} at its default control, one thread ==");
+    let bot = house_bot(sandbox, STRONG);
+    let budget = VARIANT.default_budget();
+    println!(
+        "budget {} ms per move, {} ms per leg (virtual)",
+        budget.turn_ms, budget.bank_ms
+    );
+    let mut sums = [0.0; 3];
+    for i in 0..matches as u64 {
+        let (cpu0, t0) = (cpu_seconds("thread-self"), Instant::now());
+        let seed = SEED + i;
+        let played = play_one(&bot, &bot, seed);
+        let (real, cpu) = (t0.elapsed().as_secs_f64(), cpu_seconds("thread-self") - cpu0);
+        let spent = virtual_seconds(&played);
+        let turns: usize = played.replay.games.iter().map(|g| g.turns.len()).sum();
+        let reasons: Vec<&str> = played.replay.games.iter().map(|g| g.reason.as_str()).collect();
+        let ended = reasons.join("/");
+        println!("seed {seed}: {real:.2} s real, {cpu:.2} s CPU, {spent:.2} s virtual, {turns} turns, ended {ended}");
+        sums = [sums[0] + real, sums[1] + cpu, sums[2] + spent];
+    }
+    if matches > 0 {
+        let [real, cpu, spent] = sums.map(|s| s / matches as f64);
+        println!(
+            "per match: {real:.2} s real, {cpu:.2} s CPU (one core), {spent:.2} s virtual; CPU/virtual {:.2}",
+            cpu / spent
+        );
+    }
+}
+
+/// A number from the environment, or `default`.
+fn setting(name: &str, default: usize) -> usize {
+    let value = std::env::var(name).unwrap_or_default();
+    let value = value.trim();
+    if value.is_empty() {
+        return default;
+    }
+    value
+        .parse()
+        .unwrap_or_else(|_| panic!("{name}={value:?} is not a number"))
+}
+
+/// A sandbox whose compiler child is the `arbiter` binary.
+fn sandbox(cache_dir: Option<&Path>) -> Sandbox {
+    Sandbox::new(SandboxConfig {
+        compiler: CompilerCommand::new(ARBITER, [arbiter_ladder::sandbox::COMPILE_SUBCOMMAND]),
+        cache_dir: cache_dir.map(Path::to_path_buf),
+        ..SandboxConfig::default()
+    })
+    .expect("the sandbox starts")
+}
+
+fn house_bot(sandbox: &Sandbox, name: &str) -> WasmBot {
+    let house = arbiter_house::find(name).expect("a house bot");
+    let module = sandbox.load(house.wasm).expect("the house module loads");
+    WasmBot::new(sandbox.clone(), module, format!("house:{name}"))
+}
+
+/// A core like `Core::open` makes, but compiling with the `arbiter` binary
+/// (this bench binary cannot), with the house bots seeded.
+async fn open_core(dir: &Path) -> Core {
+    let sandbox = sandbox(Some(&dir.join("compiled")));
+    let core = Core {
+        db: Db::open_sqlite(&dir.join("arbiter.db"))
+            .await
+            .expect("the database opens"),
+        blobs: Blobs::open(&dir.join("blobs")).expect("the blob folder"),
+        metrics: Metrics::new(&sandbox),
+        sandbox,
+        events: Events::default(),
+        rating: RatingSystem::Glicko2,
+    };
+    arbiter_ladder::house::seed(&core)
+        .await
+        .expect("the house bots are seeded");
+    core
+}
+
+/// The active versions of [`BOTS`] on [`LADDER`].
+async fn active_versions(core: &Core) -> [i64; 2] {
+    let mut ids = [0; 2];
+    for (id, name) in ids.iter_mut().zip(BOTS) {
+        *id = sqlx::query_scalar(
+            "SELECT v.id FROM versions v JOIN bots b ON b.id = v.bot_id \
+             JOIN version_ladders vl ON vl.version_id = v.id \
+             WHERE b.name = $1 AND vl.ladder = $2 AND v.status = 'active'",
+        )
+        .bind(name)
+        .bind(LADDER)
+        .fetch_one(&core.db.pool)
+        .await
+        .expect("an active version");
+    }
+    ids
+}
+
+/// Queues one match per seed (sides alternating), runs `workers` workers
+/// until all are finished, stops them; returns the time from the workers'
+/// start to the last match finished.
+async fn pipeline(core: &Core, versions: [i64; 2], seeds: &[u64], workers: usize) -> Duration {
+    let mut first = None;
+    for (i, &seed) in seeds.iter().enumerate() {
+        let [a, b] = sides(i, versions);
+        let new = NewMatch {
+            ladder: LADDER,
+            a_version: a,
+            b_version: b,
+            seed: i64::try_from(seed).expect("a small seed"),
+            kind: "ranked",
+            priority: 0,
+            tournament_id: None,
+            budget: None,
+        };
+        let id = worker::enqueue(&core.db, &new).await.expect("the match is queued");
+        first.get_or_insert(id);
+    }
+    let first = first.expect("at least one match");
+    let wanted = i64::try_from(seeds.len()).expect("a small count");
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let started = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for n in 0..workers {
+        let config = WorkerConfig::new(format!("bench-{first}-{n}"));
+        tasks.spawn(worker::run(core.clone(), config, stop_rx.clone()));
+    }
+    let elapsed = loop {
+        let (finished, failed): (i64, i64) = sqlx::query_as(
+            "SELECT COALESCE(SUM(CASE WHEN status = 'finished' THEN 1 ELSE 0 END), 0), \
+             COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0) FROM matches WHERE id >= $1",
+        )
+        .bind(first)
+        .fetch_one(&core.db.pool)
+        .await
+        .expect("the count");
+        assert_eq!(failed, 0, "a benchmark match failed");
+        if finished >= wanted {
+            break started.elapsed();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let _ = stop_tx.send(true);
+    while tasks.join_next().await.is_some() {}
+    elapsed
+}
+
+/// Plays one match per seed (sides alternating) on `threads` threads, as
+/// `arbiter play` does, writing each replay; returns the time taken.
+fn play_all(bots: &[WasmBot; 2], seeds: &[u64], threads: usize, out: &Path) -> Duration {
+    let next = AtomicUsize::new(0);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&seed) = seeds.get(i) else { break };
+                    let [a, b] = sides(i, [&bots[0], &bots[1]]);
+                    let played = play_one(a, b, seed);
+                    let path = out.join(format!("match-{:04}.json", i + 1));
+                    std::fs::write(path, played.replay.to_json()).expect("the replay is written");
+                }
+            });
+        }
+    });
+    started.elapsed()
+}
+
+/// Match `i`'s participants: the pair as given for even `i`, swapped for odd.
+fn sides<T: Copy>(i: usize, [a, b]: [T; 2]) -> [T; 2] {
+    if i.is_multiple_of(2) { [a, b] } else { [b, a] }
+}
+
+/// One match at the ladder's default control and fuel rate.
+fn play_one(a: &WasmBot, b: &WasmBot, seed: u64) -> PlayedMatch {
+    let mut settings = MatchSettings::new(VARIANT, seed);
+    settings.match_id = seed;
+    settings.fuel_per_ms = Some(DEFAULT_FUEL_PER_MS);
+    play_match(&settings, [a, b]).expect("the match is played")
+}
+
+/// The virtual time both bots were charged, in seconds.
+fn virtual_seconds(played: &PlayedMatch) -> f64 {
+    let us: u64 = played
+        .replay
+        .games
+        .iter()
+        .flat_map(|game| &game.turns)
+        .map(|turn| turn.spent.us)
+        .sum();
+    us as f64 / 1e6
+}
+
+/// User plus system CPU time of `/proc/WHICH` (`self`: this process,
+/// `thread-self`: the calling thread), in clock ticks of 1/100 s (`USER_HZ`).
+fn cpu_seconds(which: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{which}/stat")).unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+    // utime and stime are fields 14 and 15; field 3 is fields[0].
+    let ticks: f64 = fields
+        .get(11..13)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|f| f.parse::<f64>().ok())
+        .sum();
+    ticks / 100.0
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(|_| "unknown".into(), |s| s.trim().to_owned())
+}

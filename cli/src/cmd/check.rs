@@ -1,0 +1,36 @@
+//! `arbiter check`: the upload checks, locally.
+
+use anyhow::Context;
+use arbiter_games::Variant;
+use arbiter_ladder::check::Verdict;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Runs the checks a server runs on an upload — module validity, imports and
+/// exports, compilation under limits, a smoke match against a house bot — and
+/// prints what the server would say. Exits with 1 when the bot is rejected.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Examples:\n  arbiter check my_bot.wasm\n  arbiter check my_bot.wasm --game othello:reversi\n  arbiter check ttt.wasm --game tictactoe"
+)]
+pub struct Args {
+    /// The module to check.
+    file: PathBuf,
+    /// The ladder to smoke-test it on.
+    #[arg(long, default_value = "othello:std")]
+    game: Variant,
+}
+
+/// Runs `arbiter check`: success when the bot is accepted, 1 when it is
+/// rejected.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let wasm = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    let name = args.file.file_stem().and_then(|s| s.to_str()).unwrap_or("bot");
+    let sandbox = arbiter_ladder::sandbox::new()?;
+    let checked = arbiter_ladder::check::check(&sandbox, &wasm, name, args.game)?;
+    print!("{}", checked.report());
+    Ok(match checked.verdict {
+        Verdict::Accepted { .. } => ExitCode::SUCCESS,
+        Verdict::Rejected { .. } => ExitCode::FAILURE,
+    })
+}

@@ -1,0 +1,68 @@
+//! `arbiter new`: a new bot folder from a kit's template.
+
+use anyhow::{Context, bail};
+use std::path::PathBuf;
+
+/// Writes a new bot folder from a language kit's template (the protocol
+/// library, a template bot that plays legal Othello and perfect
+/// tic-tac-toe, and one build script); the kits' READMEs say how to install
+/// each toolchain.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Examples:\n  arbiter new c my-bot\n  arbiter new zig greedy-z --dir bots/greedy-z\n\nThen: cd my-bot && sh build.sh && arbiter check bot.wasm"
+)]
+pub struct Args {
+    /// The kit's language (`arbiter new --list` shows them).
+    #[arg(required_unless_present = "list")]
+    language: Option<String>,
+    /// The bot's name: 3 to 32 letters, digits, `_` or `-`.
+    #[arg(required_unless_present = "list")]
+    name: Option<String>,
+    /// The folder to create (default: NAME); it must not exist or be empty.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Lists the languages there is a kit for.
+    #[arg(long)]
+    list: bool,
+}
+
+/// Runs `arbiter new`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let languages = crate::kits::languages().join(", ");
+    if args.list {
+        println!("{languages}");
+        return Ok(());
+    }
+    let (Some(language), Some(name)) = (args.language, args.name) else {
+        bail!("give a language ({languages}) and a bot name");
+    };
+    let Some(files) = crate::kits::template(&language) else {
+        bail!("there is no kit for {language:?}: the kits are {languages}");
+    };
+    arbiter_ladder::uploads::valid_bot_name(&name).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let dir = args.dir.unwrap_or_else(|| PathBuf::from(&name));
+    if dir.exists() && std::fs::read_dir(&dir).map(|mut d| d.next().is_some()).unwrap_or(true) {
+        bail!(
+            "{} exists and is not empty: choose another name or --dir",
+            dir.display()
+        );
+    }
+    for (path, bytes) in files {
+        let target = dir.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        let bytes = crate::kits::personalize(path, bytes, &name);
+        std::fs::write(&target, bytes).with_context(|| format!("cannot write {}", target.display()))?;
+        #[cfg(unix)]
+        if path.ends_with(".sh") {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755))
+                .with_context(|| format!("cannot make {} executable", target.display()))?;
+        }
+    }
+    println!("wrote {} files of the {language} kit to {}", files.len(), dir.display());
+    println!("next: cd {} && sh build.sh && arbiter check bot.wasm", dir.display());
+    println!("the kit's README says how to install its toolchain and what to watch out for");
+    Ok(())
+}

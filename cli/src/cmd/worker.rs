@@ -1,0 +1,99 @@
+//! `arbiter worker`: play queued matches from a shared database.
+
+use anyhow::Context;
+use arbiter_http::server::serve_http;
+use arbiter_ladder::core::Core;
+use arbiter_ladder::ratings::RatingSystem;
+use arbiter_ladder::worker::Workers;
+use std::path::PathBuf;
+
+/// Claims queued matches from the database and plays them, with a lease and
+/// heartbeats, so any number of workers on any machines can share one queue
+/// and die at any moment without losing or double-counting a match.
+#[derive(clap::Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  arbiter worker --data arbiter-data              # next to `arbiter serve` on one machine\n",
+    "  DATABASE_URL=postgres://arbiter@db/arbiter arbiter worker --slots 4 --blobs s3://arbiter-blobs\n",
+    "  arbiter worker --metrics 0.0.0.0:9187           # Prometheus scrapes http://HOST:9187/metrics",
+))]
+pub struct Args {
+    /// Data folder (blobs and compiled code; the SQLite database unless DATABASE_URL is set).
+    #[arg(long, default_value = "arbiter-data")]
+    data: PathBuf,
+    /// PostgreSQL instead of SQLite.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    database_url: Option<String>,
+    /// Where modules and replays are: `s3://BUCKET[/PREFIX]` (with the usual
+    /// AWS_* variables) or a folder, as given to `arbiter serve`; default
+    /// DATA/blobs.
+    #[arg(long, env = "ARBITER_BLOBS", value_name = "LOCATION")]
+    blobs: Option<String>,
+    /// Matches played at once.
+    #[arg(long, default_value_t = 1)]
+    slots: usize,
+    /// Rating system (must match the server's).
+    #[arg(long, value_enum, default_value = "glicko2")]
+    rating: RatingSystem,
+    /// On SIGTERM or Ctrl-C, how long running matches may go on finishing
+    /// before they go back to the queue (a second signal exits at once).
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    grace: f64,
+    /// How long a worker waits for a database connection before an attempt
+    /// fails (and is tried again).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, env = "ARBITER_DB_TIMEOUT")]
+    db_timeout: f64,
+    /// Serve this worker's Prometheus metrics at http://ADDR/metrics.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<std::net::SocketAddr>,
+}
+
+/// Runs `arbiter worker` until SIGTERM or Ctrl-C, then stops gracefully:
+/// claims nothing more, lets the running matches finish for `--grace`, puts
+/// the rest back in the queue without counting an attempt, and returns.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let grace = super::shutdown::grace(args.grace)?;
+    let db_options = super::db_options("--db-timeout", args.db_timeout)?;
+    super::runtime()?.block_on(async move {
+        // Listening from the start: a stop while the database is waited for
+        // is a clean exit too.
+        let signal = super::shutdown::first_signal();
+        tokio::pin!(signal);
+        let core = tokio::select! {
+            core = Core::open_with(
+                &args.data,
+                args.database_url.as_deref(),
+                args.blobs.as_deref(),
+                args.rating,
+                db_options,
+            ) => core?,
+            () = &mut signal => {
+                tracing::info!("stopped before starting");
+                return Ok(());
+            }
+        };
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        let watch = tokio::spawn(core.db.clone().watch(stop.clone()));
+        let metrics = match args.metrics {
+            Some(address) => {
+                let listener = tokio::net::TcpListener::bind(address)
+                    .await
+                    .with_context(|| format!("cannot listen on {address} for metrics"))?;
+                println!("metrics on http://{}/metrics", listener.local_addr()?);
+                let app = arbiter_http::api::metrics_router(core.clone());
+                Some(tokio::spawn(serve_http(listener, app, stop.clone())))
+            }
+            None => None,
+        };
+        let workers = Workers::start(&core, "worker", args.slots.max(1));
+        signal.await;
+        workers.stop(grace).await;
+        let _ = stop_tx.send(true);
+        let _ = watch.await;
+        if let Some(metrics) = metrics {
+            let _ = metrics.await;
+        }
+        tracing::info!("stopped");
+        Ok(())
+    })
+}

@@ -1,0 +1,129 @@
+//! `arbiter`: play bots against each other locally, inspect positions and
+//! replays, and (soon) run the ladder server.
+
+mod bots;
+mod cmd;
+mod kits;
+
+use arbiter_ladder::sandbox;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Arbiter: a referee and ladder for game-playing bots.
+#[derive(Parser)]
+#[command(name = "arbiter", version, about, long_about = None, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// How `serve` and `worker` write their log (to stderr): lines for
+    /// people, or one JSON object per line for a log collector.
+    #[arg(long, global = true, value_enum, default_value = "text", env = "ARBITER_LOG_FORMAT")]
+    log_format: LogFormat,
+}
+
+/// The log's format.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Serve(cmd::serve::Args),
+    Worker(cmd::worker::Args),
+    #[command(subcommand)]
+    Ratings(cmd::ratings::Command),
+    #[command(subcommand)]
+    Ladders(cmd::ladders::Command),
+    Play(cmd::play::Args),
+    Simulate(cmd::simulate::Args),
+    Check(cmd::check::Args),
+    New(cmd::new::Args),
+    Bots(cmd::bots::Args),
+    Position(cmd::position::Args),
+    Perft(cmd::perft::Args),
+    #[command(subcommand)]
+    Replay(cmd::replay::Command),
+    Verify(cmd::verify::Args),
+    /// Runs a house bot natively over stdin/stdout (for benchmarks and tests).
+    #[command(name = "__house-bot", hide = true)]
+    HouseBot {
+        /// The house bot's name.
+        name: String,
+        /// Answer one request, then exit (a process per move).
+        #[arg(long)]
+        once: bool,
+    },
+    /// Compiles one module for the sandbox (run by the sandbox itself).
+    #[command(name = sandbox::COMPILE_SUBCOMMAND, hide = true)]
+    CompileModule,
+}
+
+/// Runs a house bot natively: the loop, or one request with `once`.
+fn house_bot(name: &str, once: bool) -> anyhow::Result<()> {
+    if !once {
+        arbiter_bots::run(name);
+        return Ok(());
+    }
+    let mut answer = arbiter_bots::answerer(name, arbiter_sdk::Rng::from_host())
+        .ok_or_else(|| anyhow::anyhow!("no house bot called {name}"))?;
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    println!("{}", answer(line.trim_end()));
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|arg| arg == sandbox::COMPILE_SUBCOMMAND)
+    {
+        return arbiter_sandbox::compiler_child_main();
+    }
+    arbiter_ladder::install_tls_provider();
+    let cli = Cli::parse();
+    if matches!(cli.command, Command::Serve(_) | Command::Worker(_)) {
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+        let log = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr);
+        match cli.log_format {
+            LogFormat::Text => log.init(),
+            LogFormat::Json => log.json().flatten_event(true).init(),
+        }
+    }
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("arbiter: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs one command: its exit code, or the error that stopped it. Commands
+/// return rather than exit, so that what they own (temporary folders
+/// included) is dropped.
+fn run(command: Command) -> anyhow::Result<ExitCode> {
+    let done = |result: anyhow::Result<()>| result.map(|()| ExitCode::SUCCESS);
+    match command {
+        Command::Serve(args) => done(cmd::serve::run(args)),
+        Command::Worker(args) => done(cmd::worker::run(args)),
+        Command::Ratings(command) => cmd::ratings::run(command),
+        Command::Ladders(command) => done(cmd::ladders::run(command)),
+        Command::Play(args) => done(cmd::play::run(args)),
+        Command::Simulate(args) => done(cmd::simulate::run(args)),
+        Command::Check(args) => cmd::check::run(args),
+        Command::New(args) => done(cmd::new::run(args)),
+        Command::Bots(args) => done(cmd::bots::run(args)),
+        Command::CompileModule => Ok(arbiter_sandbox::compiler_child_main()),
+        Command::HouseBot { name, once } => done(house_bot(&name, once)),
+        Command::Position(args) => done(cmd::position::run(args)),
+        Command::Perft(args) => done(cmd::perft::run(args)),
+        Command::Replay(command) => done(cmd::replay::run(command)),
+        Command::Verify(args) => cmd::verify::run(args),
+    }
+}

@@ -1,0 +1,158 @@
+//! Live events as server-sent events.
+
+use crate::error::{ApiError, ApiResult};
+use crate::extract::ClientIp;
+use crate::server::AppState;
+use arbiter_ladder::error::Error;
+use arbiter_ladder::events::Event;
+use axum::Router;
+use axum::extract::{Query, State};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::routing::get;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::BroadcastStream;
+
+/// Event streams one address may hold open at once.
+pub const STREAMS_PER_ADDRESS: usize = 8;
+/// Event streams the server holds open at once, from everyone.
+pub const STREAMS_IN_ALL: usize = 512;
+
+/// The open event streams, by client address.
+#[derive(Clone, Debug, Default)]
+pub struct Streams {
+    open: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+/// One open stream: counted while it lives.
+struct StreamSlot {
+    streams: Streams,
+    address: String,
+}
+
+impl Streams {
+    /// A slot for a new stream from `address`, unless that address or the
+    /// server holds too many already.
+    fn open(&self, address: &str) -> ApiResult<StreamSlot> {
+        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let total: usize = open.values().sum();
+        let mine = open.get(address).copied().unwrap_or(0);
+        let refuse = |message: String| {
+            ApiError(Error::RateLimited {
+                message,
+                retry_after_s: 10,
+            })
+        };
+        if mine >= STREAMS_PER_ADDRESS {
+            return Err(refuse(format!(
+                "too many live streams: at most {STREAMS_PER_ADDRESS} at once from one address; close one first"
+            )));
+        }
+        if total >= STREAMS_IN_ALL {
+            return Err(refuse("too many live streams on this server; try again shortly".into()));
+        }
+        *open.entry(address.to_owned()).or_default() += 1;
+        Ok(StreamSlot {
+            streams: self.clone(),
+            address: address.to_owned(),
+        })
+    }
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut open = self
+            .streams
+            .open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = open.get_mut(&self.address) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                open.remove(&self.address);
+            }
+        }
+    }
+}
+/// An event as a server-sent event named after its type.
+fn sse(event: &Event) -> SseEvent {
+    let name = match event {
+        Event::MatchStarted { .. } => "match_started",
+        Event::Turn { .. } => "turn",
+        Event::Tick { .. } => "tick",
+        Event::MatchFinished { .. } => "match_finished",
+        Event::VersionChecked { .. } => "version_checked",
+    };
+    let data = serde_json::to_string(event).unwrap_or_default();
+    SseEvent::default().event(name).data(data)
+}
+
+/// Routes of this resource.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/events", get(stream))
+}
+
+#[derive(serde::Deserialize)]
+struct Filter {
+    /// Only events of this match.
+    #[serde(rename = "match")]
+    match_id: Option<i64>,
+}
+
+fn concerns(event: &Event, match_id: Option<i64>) -> bool {
+    let Some(wanted) = match_id else { return true };
+    match event {
+        Event::MatchStarted { id, .. }
+        | Event::Turn { id, .. }
+        | Event::Tick { id, .. }
+        | Event::MatchFinished { id, .. } => *id == wanted,
+        Event::VersionChecked { .. } => false,
+    }
+}
+
+/// `GET /api/events[?match=ID]`: a stream of JSON events (`match_started`,
+/// `turn`, `tick` (skirmish), `match_finished`, `version_checked`). With
+/// `?match=` of a match this server is playing, the stream starts with the
+/// turns played so far (each `turn` has its number `n` in the match), or a
+/// skirmish match's latest `tick`. A watcher that falls
+/// behind gets a `lagged` event and continues. 404 for a match that does not
+/// exist; 429 past [`STREAMS_PER_ADDRESS`] streams from one address or
+/// [`STREAMS_IN_ALL`] in all.
+async fn stream(
+    State(state): State<AppState>,
+    ClientIp(address): ClientIp,
+    Query(filter): Query<Filter>,
+) -> ApiResult<Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>>>> {
+    if let Some(id) = filter.match_id {
+        let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&state.core.db.pool)
+            .await?;
+        if exists.is_none() {
+            return Err(ApiError::not_found(format!("match {id}")));
+        }
+    }
+    let slot = state.streams.open(&address)?;
+    // Subscribe first, then take the turns so far: a turn sent in between
+    // is in both, and the live copy is skipped by its number.
+    let live = BroadcastStream::new(state.core.events.subscribe());
+    let so_far = filter
+        .match_id
+        .map(|id| state.core.events.so_far(id))
+        .unwrap_or_default();
+    let seen = so_far.len();
+    let earlier = tokio_stream::iter(so_far.into_iter().map(|event| Ok(sse(&event))));
+    let events = earlier.chain(live.filter_map(move |item| {
+        // Held as long as the stream: dropped when the client goes.
+        let _slot = &slot;
+        match item {
+            Ok(Event::Turn { n, .. }) if n < seen => None,
+            Ok(event) if concerns(&event, filter.match_id) => Some(Ok(sse(&event))),
+            Ok(_) => None,
+            Err(_) => Some(Ok(SseEvent::default().event("lagged").data("{}"))),
+        }
+    }));
+    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
+}

@@ -1,0 +1,73 @@
+//! How a ladder [`Error`] reaches a client: every refusal is JSON
+//! `{"ok": false, "error": "..."}` with the fitting status (ladder.md);
+//! failures of storage or of the host are logged with their cause and
+//! answered with a generic message, so no internals leak.
+
+use arbiter_ladder::error::Error;
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+/// A ladder [`Error`] as an HTTP answer.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct ApiError(pub Error);
+
+impl ApiError {
+    /// The HTTP status of the error's kind.
+    pub fn status(&self) -> StatusCode {
+        match &self.0 {
+            Error::Invalid(_) => StatusCode::BAD_REQUEST,
+            Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
+            Error::Forbidden(_) => StatusCode::FORBIDDEN,
+            Error::NotFound(_) => StatusCode::NOT_FOUND,
+            Error::Conflict(_) => StatusCode::CONFLICT,
+            Error::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// A 404 naming what was not found.
+    pub fn not_found(what: impl std::fmt::Display) -> ApiError {
+        ApiError(Error::not_found(what))
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(error: Error) -> ApiError {
+        ApiError(error)
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(error: sqlx::Error) -> ApiError {
+        ApiError(error.into())
+    }
+}
+
+impl From<std::io::Error> for ApiError {
+    fn from(error: std::io::Error) -> ApiError {
+        ApiError(error.into())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let Error::Internal(cause) | Error::Unavailable(cause) = &self.0 {
+            tracing::error!(status = %self.status(), %cause, "request failed");
+        }
+        let body = serde_json::json!({ "ok": false, "error": self.0.to_string() });
+        let mut response = (self.status(), Json(body)).into_response();
+        if let Error::RateLimited { retry_after_s, .. } = self.0 {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, retry_after_s.max(1).into());
+        }
+        response
+    }
+}
+
+/// What handlers return.
+pub type ApiResult<T> = Result<T, ApiError>;

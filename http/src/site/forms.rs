@@ -1,0 +1,421 @@
+//! The site's own form posts, so every form works with JavaScript off:
+//! each takes an ordinary form body, calls the same ladder step as the JSON
+//! API, and answers `303 See Other` to the page that shows the result (or
+//! the page again, with the error, when it failed).
+//!
+//! | form | posts to | then |
+//! |---|---|---|
+//! | sign up, sign in | `POST /signup`, `POST /signin` | the `next` page, signed in |
+//! | sign out | `POST /signout` | `/` |
+//! | new API token | `POST /account/token` | the account page showing it once |
+//! | upload | `POST /upload` (multipart) | the bot's page, version `checking` |
+//! | challenge | `POST /challenge` | the match's page |
+//! | tournament | `POST /tournaments` | the tournament's page |
+//!
+//! CSRF: a signed-in form carries the session's token in a hidden `csrf`
+//! field. The sign-up and sign-in forms come before any session, so their
+//! `csrf` field must equal a random [`FormToken`] the page set as a
+//! `SameSite=Strict` cookie (a double-submit token). On top of both, the
+//! application refuses unsafe requests a browser marks as cross-site.
+
+use super::account::{account_page, sign_in_first, sign_page};
+use super::{SiteError, Viewer};
+use crate::error::ApiError;
+use crate::extract::{ClientIp, SessionCookie, session_secret};
+use crate::server::AppState;
+use crate::upload_form::read_upload;
+use arbiter_ladder::accounts::{self, Credentials};
+use arbiter_ladder::auth::{self, Caller, end_session, issue_api_token, same_secret};
+use arbiter_ladder::challenges::{self, ChallengeRequest};
+use arbiter_ladder::tournaments::{self, TournamentRequest};
+use arbiter_ladder::uploads;
+use axum::extract::rejection::FormRejection;
+use axum::extract::{FromRequest, FromRequestParts, Multipart, Request, State};
+use axum::http::header::{CACHE_CONTROL, SET_COOKIE};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, IntoResponseParts, Redirect, Response, ResponseParts};
+use axum_extra::extract::CookieJar;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use std::convert::Infallible;
+
+/// The cookie that holds the sign-in and sign-up forms' token.
+pub const FORM_COOKIE: &str = "arbiter_form";
+
+/// How long a form token lives, in seconds.
+const FORM_TOKEN_SECONDS: u64 = 24 * 60 * 60;
+
+/// The double-submit token of the forms that come before a session: the
+/// browser's `arbiter_form` cookie, or a new one (then set by the page that
+/// shows the form).
+#[derive(Clone, Debug)]
+pub struct FormToken {
+    value: String,
+    /// Set-Cookie this answer must carry (`Secure` when the site is HTTPS).
+    set: Option<bool>,
+}
+
+impl FormToken {
+    /// The token, for the form's hidden `csrf` field.
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+
+    /// Whether a posted form's `csrf` field proves it came from a page this
+    /// browser got: it equals the token of the browser's cookie (a token
+    /// made just now, without a cookie, proves nothing).
+    fn sent_back(&self, csrf: Option<&str>) -> bool {
+        self.set.is_none() && csrf.is_some_and(|sent| same_secret(&self.value, sent))
+    }
+}
+
+impl FromRequestParts<AppState> for FormToken {
+    type Rejection = SiteError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<FormToken, SiteError> {
+        if let Some(value) = form_cookie(&parts.headers) {
+            return Ok(FormToken { value, set: None });
+        }
+        Ok(FormToken {
+            value: auth::new_secret()?,
+            set: Some(state.config.secure_cookies),
+        })
+    }
+}
+
+impl IntoResponseParts for FormToken {
+    type Error = Infallible;
+
+    fn into_response_parts(self, mut parts: ResponseParts) -> Result<ResponseParts, Infallible> {
+        if let Some(secure) = self.set {
+            let secure = if secure { "; Secure" } else { "" };
+            let cookie = format!(
+                "{FORM_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={FORM_TOKEN_SECONDS}{secure}",
+                self.value
+            );
+            if let Ok(value) = HeaderValue::from_str(&cookie) {
+                parts.headers_mut().append(SET_COOKIE, value);
+            }
+        }
+        Ok(parts)
+    }
+}
+
+/// The `arbiter_form` cookie's value, if the request has one.
+fn form_cookie(headers: &HeaderMap) -> Option<String> {
+    CookieJar::from_headers(headers)
+        .get(FORM_COOKIE)
+        .map(|cookie| cookie.value().to_owned())
+        .filter(|value| !value.is_empty())
+}
+
+/// An `application/x-www-form-urlencoded` body whose refusal is an HTML
+/// error page (400, or 413 over the body limit) saying what was wrong.
+pub struct FormBody<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for FormBody<T> {
+    type Rejection = SiteError;
+
+    async fn from_request(request: Request, state: &S) -> Result<FormBody<T>, SiteError> {
+        match axum::Form::<T>::from_request(request, state).await {
+            Ok(axum::Form(value)) => Ok(FormBody(value)),
+            Err(rejection) => Err(form_rejection(&rejection)),
+        }
+    }
+}
+
+fn form_rejection(rejection: &FormRejection) -> SiteError {
+    let status = rejection.status();
+    let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+        "the form is larger than this site accepts".to_owned()
+    } else {
+        format!("the form could not be read: {}", rejection.body_text())
+    };
+    SiteError::new(status, message)
+}
+
+/// 303 to `path`.
+fn see_other(path: &str) -> Response {
+    Redirect::to(path).into_response()
+}
+
+/// Why a signed-in form was not taken.
+pub enum Refusal {
+    /// Nobody is signed in: sign in, then come back to this form.
+    SignInFirst { back: String },
+    /// The form's CSRF field is not the session's token.
+    Expired { back: String },
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::SignInFirst { back } => {
+                let viewer = Viewer { caller: None, path: back };
+                match sign_in_first(&viewer) {
+                    Ok(response) => response,
+                    Err(error) => error.into_response(),
+                }
+            }
+            Refusal::Expired { back } => SiteError::new(
+                StatusCode::FORBIDDEN,
+                "this form has expired (its security token does not match your session): go back, reload the page and send it again",
+            )
+            .back_to(&back)
+            .into_response(),
+        }
+    }
+}
+
+/// Why a form handler stops: a refusal before anything was done, or a step
+/// that failed (an error page leading back to the form).
+pub enum Stop {
+    /// Sign in first, or the form expired.
+    Refused(Refusal),
+    /// A step failed.
+    Failed(SiteError),
+}
+
+impl From<Refusal> for Stop {
+    fn from(refusal: Refusal) -> Stop {
+        Stop::Refused(refusal)
+    }
+}
+
+impl From<SiteError> for Stop {
+    fn from(error: SiteError) -> Stop {
+        Stop::Failed(error)
+    }
+}
+
+impl IntoResponse for Stop {
+    fn into_response(self) -> Response {
+        match self {
+            Stop::Refused(refusal) => refusal.into_response(),
+            Stop::Failed(error) => error.into_response(),
+        }
+    }
+}
+
+/// What the signed-in forms' handlers return.
+pub type FormResult = Result<Response, Stop>;
+
+/// The signed-in caller whose session sent `csrf`, or why not (`back`: the
+/// form's page).
+fn session_caller(viewer: &Viewer, csrf: Option<&str>, back: &str) -> Result<Caller, Refusal> {
+    let Some(caller) = viewer.caller.clone() else {
+        return Err(Refusal::SignInFirst { back: back.to_owned() });
+    };
+    match caller.check_csrf(csrf) {
+        Ok(()) => Ok(caller),
+        Err(_) => Err(Refusal::Expired { back: back.to_owned() }),
+    }
+}
+
+/// The sign-up and sign-in forms.
+#[derive(Deserialize)]
+pub struct SignForm {
+    name: String,
+    password: String,
+    #[serde(default)]
+    next: Option<String>,
+    #[serde(default)]
+    csrf: Option<String>,
+}
+
+/// `POST /signup`.
+pub async fn sign_up(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    ClientIp(ip): ClientIp,
+    headers: HeaderMap,
+    token: FormToken,
+    FormBody(form): FormBody<SignForm>,
+) -> Response {
+    sign(state, viewer, ip, headers, token, form, true).await
+}
+
+/// `POST /signin`.
+pub async fn sign_in(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    ClientIp(ip): ClientIp,
+    headers: HeaderMap,
+    token: FormToken,
+    FormBody(form): FormBody<SignForm>,
+) -> Response {
+    sign(state, viewer, ip, headers, token, form, false).await
+}
+
+/// Signs up or in; on success 303 to the form's `next` with the session
+/// cookie, else the form again with the error and the status of the
+/// failure.
+async fn sign(
+    state: AppState,
+    viewer: Viewer,
+    ip: String,
+    headers: HeaderMap,
+    token: FormToken,
+    form: SignForm,
+    signup: bool,
+) -> Response {
+    let next = super::account::safe_next(form.next.as_deref());
+    if !token.sent_back(form.csrf.as_deref()) {
+        let message = "this form has expired (its security token is missing or does not match): send it again";
+        let mut answer = sign_page(&viewer, signup, &next, token, &form.name, Some(message.into()));
+        *answer.status_mut() = StatusCode::FORBIDDEN;
+        return answer;
+    }
+    let credentials = Credentials {
+        name: form.name.trim().to_owned(),
+        password: form.password,
+    };
+    let old_session = session_secret(&headers);
+    let signed_in = if signup {
+        accounts::sign_up(&state.core, &ip, &credentials, old_session).await
+    } else {
+        accounts::sign_in(&state.core, &ip, &credentials, old_session).await
+    };
+    match signed_in {
+        Ok(signed_in) => {
+            let cookie = SessionCookie::set(signed_in.secret, state.config.secure_cookies);
+            (cookie, no_store(), Redirect::to(&next)).into_response()
+        }
+        Err(error) => {
+            let error = ApiError(error);
+            let status = error.status();
+            let message = SiteError::from(error).message().to_owned();
+            let mut answer = sign_page(&viewer, signup, &next, token, &credentials.name, Some(message));
+            *answer.status_mut() = status;
+            answer
+        }
+    }
+}
+
+/// `Cache-Control: no-store`, for answers that set or show secrets.
+fn no_store() -> [(axum::http::HeaderName, HeaderValue); 1] {
+    [(CACHE_CONTROL, HeaderValue::from_static("no-store"))]
+}
+
+/// A form with only the session's CSRF token.
+#[derive(Deserialize)]
+pub struct CsrfForm {
+    #[serde(default)]
+    csrf: Option<String>,
+}
+
+/// `POST /signout`: ends the session, 303 to `/`.
+pub async fn sign_out(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    headers: HeaderMap,
+    FormBody(form): FormBody<CsrfForm>,
+) -> Response {
+    if let Err(refusal) = session_caller(&viewer, form.csrf.as_deref(), "/account") {
+        return refusal.into_response();
+    }
+    if let Some(secret) = session_secret(&headers)
+        && let Err(error) = end_session(&state.core.db, &secret).await
+    {
+        return SiteError::from(error).into_response();
+    }
+    (SessionCookie::clear(state.config.secure_cookies), see_other("/")).into_response()
+}
+
+/// `POST /account/token`: a new API token, shown once on the account page
+/// (answered directly, not redirected, so it is never in a URL or history).
+pub async fn issue_token(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    FormBody(form): FormBody<CsrfForm>,
+) -> FormResult {
+    let caller = session_caller(&viewer, form.csrf.as_deref(), "/account")?;
+    let token = issue_api_token(&state.core.db, caller.user_id)
+        .await
+        .map_err(SiteError::from)?;
+    let page = account_page(&state, &viewer, Some(token)).await?;
+    Ok((no_store(), page).into_response())
+}
+
+/// `POST /upload` (multipart, as the API's): 303 to the bot's page, where
+/// the new version shows as `checking` until its check ends.
+pub async fn upload(State(state): State<AppState>, viewer: Viewer, form: Multipart) -> FormResult {
+    let back = "/upload";
+    let form = read_upload(form, state.config.max_upload_bytes)
+        .await
+        .map_err(|e| SiteError::from(e).back_to(back))?;
+    let caller = session_caller(&viewer, form.csrf.as_deref(), back)?;
+    let uploaded = uploads::upload(&state.core, caller.user_id, form.upload)
+        .await
+        .map_err(|e| SiteError::from(e).back_to(back))?;
+    Ok(see_other(&format!("/bots/{}", uploaded.name)))
+}
+
+/// The challenge form.
+#[derive(Deserialize)]
+pub struct ChallengeForm {
+    #[serde(flatten)]
+    request: ChallengeRequest,
+    #[serde(default)]
+    csrf: Option<String>,
+}
+
+/// `POST /challenge`: 303 to the match's page, to watch it live.
+pub async fn challenge(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    FormBody(form): FormBody<ChallengeForm>,
+) -> FormResult {
+    let back = "/challenge";
+    let caller = session_caller(&viewer, form.csrf.as_deref(), back)?;
+    let id = challenges::create(&state.core, caller.user_id, &form.request)
+        .await
+        .map_err(|e| SiteError::from(e).back_to(back))?;
+    Ok(see_other(&format!("/matches/{id}")))
+}
+
+/// The tournament form: `bots` is one field of names separated by commas
+/// or spaces.
+#[derive(Deserialize)]
+pub struct TournamentForm {
+    name: String,
+    ladder: String,
+    bots: String,
+    #[serde(default)]
+    matches_per_pair: Option<String>,
+    #[serde(default)]
+    csrf: Option<String>,
+}
+
+/// `POST /tournaments`: 303 to the tournament's page.
+pub async fn tournament(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    FormBody(form): FormBody<TournamentForm>,
+) -> FormResult {
+    let back = "/tournaments";
+    let caller = session_caller(&viewer, form.csrf.as_deref(), back)?;
+    let matches_per_pair = match form.matches_per_pair.as_deref().map(str::trim) {
+        None | Some("") => 1,
+        Some(text) => text.parse().map_err(|_| {
+            SiteError::new(StatusCode::BAD_REQUEST, "matches per pair must be a whole number").back_to(back)
+        })?,
+    };
+    let request = TournamentRequest {
+        name: form.name,
+        ladder: form.ladder,
+        bots: form
+            .bots
+            .split([',', ' ', '\n', '\t'])
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(String::from)
+            .collect(),
+        matches_per_pair,
+    };
+    let created = tournaments::create(&state.core, caller.user_id, &request)
+        .await
+        .map_err(|e| SiteError::from(e).back_to(back))?;
+    Ok(see_other(&format!("/tournaments/{}", created.id)))
+}

@@ -1,0 +1,253 @@
+//! The home page and the ladder pages.
+
+use super::view::{self, MatchRow, When};
+use super::{Nav, SiteError, SiteResult, Viewer, data, render};
+use crate::api::ladders::{Sort, rows};
+use crate::server::AppState;
+use arbiter_ladder::ladders;
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use serde_json::Value;
+use sqlx::Row;
+use std::collections::HashMap;
+
+/// Matches a trend looks back over.
+pub const TREND_MATCHES: usize = 10;
+
+/// A ladder on the home page.
+struct LadderCard {
+    name: String,
+    title: String,
+    active: i64,
+    top: Vec<BoardRow>,
+}
+
+#[derive(Template)]
+#[template(path = "home.html", config = "../web/askama.toml")]
+struct HomePage {
+    nav: Nav,
+    title: String,
+    ladders: Vec<LadderCard>,
+    live: Vec<MatchRow>,
+    recent: Vec<MatchRow>,
+}
+
+/// `GET /`: ladders with their top bots, live and recent matches.
+pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
+    let mut cards = Vec::new();
+    for name in ladders::names() {
+        let top = rows(&state, &name, Sort::Rating, 3, 0).await?;
+        cards.push(LadderCard {
+            title: view::ladder_title(&name),
+            active: data::active_on(&state, &name).await?,
+            top: top
+                .iter()
+                .map(|row| BoardRow::from_json(row, &HashMap::new()))
+                .collect(),
+            name,
+        });
+    }
+    let live = data::matches(&state, "", "running", 0, 10).await?;
+    let recent = data::matches(&state, "", "finished", 0, 15).await?;
+    Ok(render(&HomePage {
+        nav: viewer.nav("home"),
+        title: "Arbiter — a ladder for game bots".into(),
+        ladders: cards,
+        live: live.iter().map(MatchRow::from_json).collect(),
+        recent: recent.iter().map(MatchRow::from_json).collect(),
+    }))
+}
+
+/// One leaderboard row.
+pub struct BoardRow {
+    rank: i64,
+    bot: String,
+    owner: String,
+    version: i64,
+    rating: String,
+    plus_minus: String,
+    low: String,
+    high: String,
+    provisional: bool,
+    wins: i64,
+    draws: i64,
+    losses: i64,
+    matches: i64,
+    trend: String,
+    trend_class: &'static str,
+    spark: String,
+    last_played: Option<When>,
+}
+
+impl BoardRow {
+    /// Reads a row of `api::ladders::rows`, with the version's recent ratings
+    /// (oldest first) from `history`.
+    fn from_json(row: &Value, history: &HashMap<i64, Vec<f64>>) -> BoardRow {
+        let int = |key: &str| row.get(key).and_then(Value::as_i64).unwrap_or(0);
+        let float = |key: &str| row.get(key).and_then(Value::as_f64).unwrap_or(0.0);
+        let text = |key: &str| row.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let points = history.get(&int("version_id")).map(Vec::as_slice).unwrap_or_default();
+        let (trend, trend_class) = match (points.first(), points.last()) {
+            (Some(first), Some(last)) if points.len() > 1 => {
+                let delta = last - first;
+                let class = if delta >= 0.5 {
+                    "up"
+                } else if delta <= -0.5 {
+                    "down"
+                } else {
+                    "flat"
+                };
+                (view::signed(delta), class)
+            }
+            _ => (String::new(), "flat"),
+        };
+        BoardRow {
+            rank: int("rank"),
+            bot: text("bot"),
+            owner: text("owner"),
+            version: int("version"),
+            rating: view::whole(float("rating")),
+            plus_minus: format!("± {:.0}", 2.0 * float("deviation")),
+            low: view::whole(float("low")),
+            high: view::whole(float("high")),
+            provisional: row.get("provisional").and_then(Value::as_bool).unwrap_or(false),
+            wins: int("wins"),
+            draws: int("draws"),
+            losses: int("losses"),
+            matches: int("matches"),
+            trend,
+            trend_class,
+            spark: sparkline(points, 64.0, 18.0),
+            last_played: row.get("last_played_ms").and_then(Value::as_i64).map(When::at),
+        }
+    }
+}
+
+/// The points of a sparkline of `values` in a `width`×`height` box.
+pub fn sparkline(values: &[f64], width: f64, height: f64) -> String {
+    if values.len() < 2 {
+        return String::new();
+    }
+    let (min, max) = values
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let span = (max - min).max(1.0);
+    let step = width / (values.len() - 1) as f64;
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            format!(
+                "{:.1},{:.1}",
+                i as f64 * step,
+                height - 1.0 - (v - min) / span * (height - 2.0)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Each version's ratings after its last [`TREND_MATCHES`] rated matches on
+/// `ladder`, oldest first, starting with the rating before the first of them.
+async fn recent_ratings(state: &AppState, ladder: &str) -> Result<HashMap<i64, Vec<f64>>, sqlx::Error> {
+    let rated = sqlx::query(
+        "SELECT a_version, a_before, a_after, b_version, b_before, b_after FROM matches \
+         WHERE ladder = $1 AND status = 'finished' AND a_after IS NOT NULL AND b_after IS NOT NULL \
+         ORDER BY id DESC LIMIT 5000",
+    )
+    .bind(ladder)
+    .fetch_all(&state.core.db.pool)
+    .await?;
+    let mut newest_first: HashMap<i64, Vec<f64>> = HashMap::new();
+    let mut first_before: HashMap<i64, f64> = HashMap::new();
+    for row in &rated {
+        for base in [0, 3] {
+            let version: i64 = row.try_get(base)?;
+            let before: Option<f64> = row.try_get(base + 1)?;
+            let after: Option<f64> = row.try_get(base + 2)?;
+            let list = newest_first.entry(version).or_default();
+            if list.len() < TREND_MATCHES
+                && let Some(after) = after
+            {
+                list.push(after);
+                if let Some(before) = before {
+                    first_before.insert(version, before);
+                }
+            }
+        }
+    }
+    Ok(newest_first
+        .into_iter()
+        .map(|(version, mut list)| {
+            if let Some(&before) = first_before.get(&version) {
+                list.push(before);
+            }
+            list.reverse();
+            (version, list)
+        })
+        .collect())
+}
+
+#[derive(Template)]
+#[template(path = "ladder.html", config = "../web/askama.toml")]
+struct LadderPage {
+    nav: Nav,
+    title: String,
+    ladder: String,
+    rows: Vec<BoardRow>,
+    recent: Vec<MatchRow>,
+    trend_matches: usize,
+    time: ladders::TimeControl,
+    longer: Vec<String>,
+    /// `rating` or `conservative`.
+    sort: &'static str,
+}
+
+#[derive(Template)]
+#[template(path = "ladder_rows.html", config = "../web/askama.toml")]
+struct LadderRows {
+    rows: Vec<BoardRow>,
+}
+
+/// `?fragment=rows` asks for the leaderboard's rows only (the page's script
+/// refreshes the table with it).
+#[derive(serde::Deserialize)]
+pub struct LadderQuery {
+    fragment: Option<String>,
+    /// `rating` (default) or `conservative`.
+    sort: Option<String>,
+}
+
+/// `GET /ladders/{ladder}`: the leaderboard and the ladder's recent matches.
+pub async fn ladder(
+    State(state): State<AppState>,
+    Path(ladder): Path<String>,
+    Query(query): Query<LadderQuery>,
+    viewer: Viewer,
+) -> SiteResult {
+    let variant = ladders::parse(&ladder).map_err(|_| SiteError::not_found(format!("ladder {ladder:?}")))?;
+    let name = ladders::name(variant);
+    let sort = Sort::parse(query.sort.as_deref())?;
+    let history = recent_ratings(&state, &name).await?;
+    let board: Vec<BoardRow> = rows(&state, &name, sort, 200, 0)
+        .await?
+        .iter()
+        .map(|row| BoardRow::from_json(row, &history))
+        .collect();
+    if query.fragment.as_deref() == Some("rows") {
+        return Ok(render(&LadderRows { rows: board }));
+    }
+    let recent = data::matches(&state, &name, "", 0, 20).await?;
+    let time = ladders::time_control(&state.core.db, variant).await?;
+    Ok(render(&LadderPage {
+        time,
+        longer: variant.longer_budgets().iter().map(ToString::to_string).collect(),
+        nav: viewer.nav("ladders"),
+        title: view::ladder_title(&name),
+        ladder: name,
+        rows: board,
+        recent: recent.iter().map(MatchRow::from_json).collect(),
+        trend_matches: TREND_MATCHES,
+        sort: sort.as_str(),
+    }))
+}

@@ -1,0 +1,329 @@
+//! The match page: result, both games with their finish reasons, time and
+//! fuel per move, the replay viewer, downloads, and the owner's logs. A
+//! queued or running match follows the live events instead.
+
+use super::view::{self, MatchRow, When};
+use super::{Nav, SiteError, SiteResult, Viewer, data, render};
+use crate::server::AppState;
+use arbiter_referee::Replay;
+use askama::Template;
+use axum::extract::{Path, State};
+use serde_json::Value;
+use sqlx::Row;
+
+/// A participant as the match page shows it.
+struct Participant {
+    bot: String,
+    version: i64,
+    rating: String,
+}
+
+/// One turn of one game.
+struct TurnView {
+    number: usize,
+    colour: &'static str,
+    bot: String,
+    action: String,
+    ms: String,
+    fuel: String,
+    fault: String,
+}
+
+/// One game (leg) of the match.
+struct GameView {
+    index: u8,
+    /// The bot on each side, side 0 first.
+    sides: [String; 2],
+    /// Black/White or X/O.
+    colours: [&'static str; 2],
+    scores: [u32; 2],
+    reason: String,
+    fault: String,
+    opening: String,
+    turns: Vec<TurnView>,
+    fuel: [String; 2],
+    /// A skirmish game's ticks, by side.
+    ticks: Option<TickSummary>,
+}
+
+/// What a skirmish game's record says of each side's ticks.
+struct TickSummary {
+    /// Ticks played.
+    played: usize,
+    /// Ticks each side was skipped (no current reply in time).
+    skipped: [u32; 2],
+    /// Stale replies each side wrote.
+    stale: [u32; 2],
+    /// Virtual time each side used.
+    time: [String; 2],
+}
+
+/// A bot's stderr in one game, for its owner.
+struct LogView {
+    bot: String,
+    game: i64,
+    stderr: String,
+}
+
+#[derive(Template)]
+#[template(path = "match.html", config = "../web/askama.toml")]
+struct MatchPage {
+    nav: Nav,
+    title: String,
+    row: MatchRow,
+    participants: [Participant; 2],
+    created: When,
+    error: Option<String>,
+    games: Vec<GameView>,
+    has_replay: bool,
+    othello: bool,
+    skirmish: bool,
+    live: bool,
+    /// While live: the replay so far (no turns yet), which the page's
+    /// script fills from the event stream to draw the boards.
+    live_replay: String,
+    logs: Vec<LogView>,
+    owner: bool,
+}
+
+/// The start of a match's replay as the live boards need it: the game, the
+/// mode, the participants and each game's opening (the same seeded opening
+/// in both Othello legs), with no turns yet.
+fn live_replay(ladder: &str, seed: u64, names: &[String; 2]) -> String {
+    let Ok(variant) = arbiter_ladder::ladders::parse(ladder) else {
+        return String::new();
+    };
+    let record = match variant {
+        arbiter_games::Variant::Othello(mode) => {
+            let opening: Vec<_> = arbiter_games::othello::opening(mode, seed)
+                .iter()
+                .map(|mv| mv.code())
+                .collect();
+            serde_json::json!({ "opening_moves": opening })
+        }
+        _ => serde_json::json!({}),
+    };
+    let games: Vec<Value> = (0..2u8)
+        .map(|index| {
+            serde_json::json!({
+                "index": index,
+                "sides": if index == 0 { [0, 1] } else { [1, 0] },
+                "turns": [],
+                "record": record,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "format": "arbiter-replay-live",
+        "game": variant.game(),
+        "mode": variant.mode(),
+        "participants": [{ "name": names[0] }, { "name": names[1] }],
+        "games": games,
+    })
+    .to_string()
+}
+
+/// `1 234 567`: a number with thin spaces between thousands.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push('\u{2009}');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Virtual time of a turn: `20 µs`, `3.4 ms`.
+fn virtual_time(us: u64) -> String {
+    if us < 1000 {
+        format!("{us} µs")
+    } else {
+        format!("{:.1} ms", us as f64 / 1000.0)
+    }
+}
+
+/// The games of a replay as the page shows them.
+fn games(replay: &Replay, names: &[String; 2]) -> Vec<GameView> {
+    let colours = match replay.game.as_str() {
+        "othello" => ["Black", "White"],
+        "skirmish" => ["Side 1", "Side 2"],
+        _ => ["X", "O"],
+    };
+    replay
+        .games
+        .iter()
+        .map(|game| {
+            let sides = [
+                names[usize::from(game.sides[0])].clone(),
+                names[usize::from(game.sides[1])].clone(),
+            ];
+            let mut fuel = [0u64; 2];
+            let mut number = 0;
+            let turns = game
+                .turns
+                .iter()
+                .map(|turn| {
+                    let side = turn.side.index();
+                    fuel[side] += turn.spent.fuel.unwrap_or(0);
+                    number += 1;
+                    TurnView {
+                        number,
+                        colour: colours[side],
+                        bot: sides[side].clone(),
+                        action: turn.action.clone().unwrap_or_else(|| "—".into()),
+                        ms: virtual_time(turn.spent.us),
+                        fuel: turn.spent.fuel.map(grouped).unwrap_or_default(),
+                        fault: turn.fault.map(|f| f.to_string()).unwrap_or_default(),
+                    }
+                })
+                .collect();
+            let fault = match (game.faulted, &game.detail) {
+                (Some(side), Some(detail)) => format!("{} ({}): {detail}", sides[side.index()], colours[side.index()]),
+                (Some(side), None) => format!("{} ({})", sides[side.index()], colours[side.index()]),
+                (None, _) => String::new(),
+            };
+            GameView {
+                index: game.index,
+                colours,
+                scores: game.scores,
+                reason: game.reason.to_string(),
+                fault,
+                opening: game
+                    .record
+                    .get("opening")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                turns,
+                ticks: arbiter_referee::skirmish::SkirmishRecord::from_game(game).map(|record| {
+                    fuel = record.spent.map(|spent| spent.fuel.unwrap_or(0));
+                    TickSummary {
+                        played: record.game.ticks.len(),
+                        skipped: record.skipped,
+                        stale: record.stale,
+                        time: record.spent.map(|spent| virtual_time(spent.us)),
+                    }
+                }),
+                fuel: [grouped(fuel[0]), grouped(fuel[1])],
+                sides,
+            }
+        })
+        .collect()
+}
+
+/// `GET /matches/{id}`.
+pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer: Viewer) -> SiteResult {
+    let id: i64 = id
+        .parse()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| SiteError::not_found(format!("match {id:?}")))?;
+    let m = data::match_by_id(&state, id)
+        .await?
+        .ok_or_else(|| SiteError::not_found(format!("match {id}")))?;
+    let row = MatchRow::from_json(&m);
+    let participant = |i: usize| -> Participant {
+        let p = &m["participants"][i];
+        let before = p.get("rating_before").and_then(Value::as_f64);
+        let after = p.get("rating_after").and_then(Value::as_f64);
+        Participant {
+            bot: p.get("bot").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            version: p.get("version").and_then(Value::as_i64).unwrap_or(0),
+            rating: match (before, after) {
+                (Some(b), Some(a)) => format!("{:.0} → {:.0} ({})", b, a, view::signed(a - b)),
+                (Some(b), None) => format!("{b:.0}"),
+                _ => String::new(),
+            },
+        }
+    };
+    let participants = [participant(0), participant(1)];
+    let names = [
+        format!("{} v{}", participants[0].bot, participants[0].version),
+        format!("{} v{}", participants[1].bot, participants[1].version),
+    ];
+    let has_replay = m.get("replay").is_some_and(|r| !r.is_null());
+    let games = if has_replay {
+        match crate::api::matches::replay_bytes(&state, id).await {
+            Ok(bytes) => match Replay::from_json(&bytes) {
+                Ok(replay) => games(&replay, &names),
+                Err(error) => {
+                    tracing::warn!(match_id = id, %error, "cannot read a replay");
+                    Vec::new()
+                }
+            },
+            Err(error) => {
+                tracing::warn!(match_id = id, %error, "cannot load a replay");
+                Vec::new()
+            }
+        }
+    } else {
+        Vec::new()
+    };
+
+    // The owner of a participating bot sees its stderr.
+    let mut logs = Vec::new();
+    let mut owner = false;
+    if let Some(user) = viewer.user_id() {
+        let owners = sqlx::query(
+            "SELECT ab.owner_id, bb.owner_id FROM matches m \
+             JOIN versions av ON av.id = m.a_version JOIN bots ab ON ab.id = av.bot_id \
+             JOIN versions bv ON bv.id = m.b_version JOIN bots bb ON bb.id = bv.bot_id WHERE m.id = $1",
+        )
+        .bind(id)
+        .fetch_one(&state.core.db.pool)
+        .await?;
+        let mine: Vec<i64> = (0..2)
+            .filter(|&p| owners.try_get::<i64, _>(p).ok() == Some(user))
+            .map(|p| p as i64)
+            .collect();
+        owner = !mine.is_empty();
+        if owner {
+            let rows = sqlx::query(
+                "SELECT participant, game, stderr FROM match_logs WHERE match_id = $1 ORDER BY participant, game",
+            )
+            .bind(id)
+            .fetch_all(&state.core.db.pool)
+            .await?;
+            for row in rows {
+                let participant: i64 = row.try_get(0)?;
+                if mine.contains(&participant) {
+                    logs.push(LogView {
+                        bot: names[usize::from(participant == 1)].clone(),
+                        game: row.try_get(1)?,
+                        stderr: row.try_get(2)?,
+                    });
+                }
+            }
+        }
+    }
+
+    let live = matches!(row.status.as_str(), "queued" | "running");
+    let live_replay = if live {
+        let seed: i64 = sqlx::query_scalar("SELECT seed FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_one(&state.core.db.pool)
+            .await?;
+        live_replay(&row.ladder, u64::try_from(seed).unwrap_or_default(), &names)
+    } else {
+        String::new()
+    };
+    Ok(render(&MatchPage {
+        nav: viewer.nav("matches"),
+        title: format!("Match {id}: {} vs {}", participants[0].bot, participants[1].bot),
+        othello: row.ladder.starts_with("othello"),
+        skirmish: row.ladder.starts_with("skirmish"),
+        created: When::at(m.get("created_ms").and_then(Value::as_i64).unwrap_or(0)),
+        error: m.get("error").and_then(Value::as_str).map(str::to_owned),
+        row,
+        participants,
+        games,
+        has_replay,
+        live,
+        live_replay,
+        logs,
+        owner,
+    }))
+}

@@ -1,0 +1,68 @@
+//! The multipart form an upload arrives in (the API's `POST /api/bots` and
+//! the site's `POST /upload`), read into the ladder's [`Upload`].
+
+use crate::error::{ApiError, ApiResult};
+use arbiter_ladder::error::Error;
+use arbiter_ladder::uploads::Upload;
+use axum::extract::Multipart;
+use axum::http::StatusCode;
+
+/// Room for the form's other fields and boundaries on top of the module.
+pub const FORM_OVERHEAD: usize = 64 * 1024;
+
+/// An upload form as sent: the upload and the session's CSRF token.
+#[derive(Debug, Default)]
+pub struct UploadForm {
+    /// What is uploaded.
+    pub upload: Upload,
+    /// The `csrf` field, if any.
+    pub csrf: Option<String>,
+}
+
+/// Reads a multipart upload form (`name`, `ladders` or `ladder` — repeated or
+/// separated by commas or spaces —, `module`, `csrf`): 413 over `limit`
+/// bytes of module, 400 for a malformed form or an unknown field.
+pub async fn read_upload(mut form: Multipart, limit: usize) -> ApiResult<UploadForm> {
+    let mut read = UploadForm::default();
+    let upload = &mut read.upload;
+    let body_error = |e: axum::extract::multipart::MultipartError| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError(Error::TooLarge(format!(
+                "the upload is larger than {} MiB",
+                limit / (1024 * 1024)
+            )))
+        } else {
+            ApiError(Error::Invalid(format!("malformed multipart form: {}", e.body_text())))
+        }
+    };
+    while let Some(field) = form.next_field().await.map_err(body_error)? {
+        let field_name = field.name().unwrap_or("").to_string();
+        match field_name.as_str() {
+            "module" => {
+                let bytes = field.bytes().await.map_err(body_error)?;
+                if bytes.len() > limit {
+                    return Err(ApiError(Error::TooLarge(format!(
+                        "the module is {} bytes; the limit is {limit}",
+                        bytes.len()
+                    ))));
+                }
+                upload.module = Some(bytes.to_vec());
+            }
+            "name" | "ladders" | "ladder" | "csrf" => {
+                let text = field.text().await.map_err(body_error)?;
+                match field_name.as_str() {
+                    "name" => upload.name = Some(text.trim().to_string()),
+                    "csrf" => read.csrf = Some(text),
+                    _ => upload.ladders.extend(
+                        text.split([',', ' '])
+                            .map(str::trim)
+                            .filter(|s| !s.is_empty())
+                            .map(String::from),
+                    ),
+                }
+            }
+            other => return Err(ApiError(Error::Invalid(format!("unexpected form field {other:?}")))),
+        }
+    }
+    Ok(read)
+}

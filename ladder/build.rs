@@ -1,0 +1,6 @@
+//! Rebuild when the SQL migrations change (they are embedded by
+//! `sqlx::migrate!`).
+
+fn main() {
+    println!("cargo:rerun-if-changed=../migrations");
+}

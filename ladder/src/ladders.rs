@@ -1,0 +1,154 @@
+//! Ladders: one per (game, mode), each with its own leaderboard and its
+//! own time control.
+
+use crate::db::{Db, now_ms};
+use crate::error::Error;
+use arbiter_games::{Budget, Variant};
+use std::collections::BTreeMap;
+
+/// Every ladder's name, e.g. `othello:std`, `tictactoe:standard`.
+pub fn names() -> Vec<String> {
+    Variant::ALL.iter().map(ToString::to_string).collect()
+}
+
+/// Reads a ladder name (`othello:anti`, `othello` = `othello:std`,
+/// `tictactoe`), answering 400 with the list of ladders otherwise.
+pub fn parse(name: &str) -> Result<Variant, Error> {
+    name.parse::<Variant>()
+        .map_err(|_| Error::Invalid(format!("unknown ladder {name:?}: ladders are {}", names().join(", "))))
+}
+
+/// The canonical name of a ladder.
+pub fn name(variant: Variant) -> String {
+    variant.to_string()
+}
+
+/// A ladder's time control: what each side gets per move and per game, in
+/// virtual milliseconds, and how much fuel makes one virtual millisecond.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TimeControl {
+    /// The most one move (turn) may take.
+    pub turn_ms: u64,
+    /// The bank of one game (an Othello leg).
+    pub bank_ms: u64,
+    /// Fuel per virtual millisecond.
+    pub fuel_per_ms: u64,
+}
+
+impl TimeControl {
+    /// The default of a new ladder: [`Variant::default_budget`] at
+    /// [`DEFAULT_FUEL_PER_MS`](arbiter_sandbox::DEFAULT_FUEL_PER_MS).
+    pub fn default_for(variant: Variant) -> TimeControl {
+        TimeControl::new(variant.default_budget(), arbiter_sandbox::DEFAULT_FUEL_PER_MS)
+    }
+
+    /// `budget` at `fuel_per_ms`.
+    pub fn new(budget: Budget, fuel_per_ms: u64) -> TimeControl {
+        TimeControl {
+            turn_ms: budget.turn_ms,
+            bank_ms: budget.bank_ms,
+            fuel_per_ms,
+        }
+    }
+
+    /// The per-move cap and per-game bank.
+    pub fn budget(self) -> Budget {
+        Budget::new(self.turn_ms, self.bank_ms)
+    }
+
+    /// From database columns; `None` unless all three are positive.
+    pub fn from_columns(turn_ms: Option<i64>, bank_ms: Option<i64>, fuel_per_ms: Option<i64>) -> Option<TimeControl> {
+        let positive = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok()).filter(|&v| v > 0);
+        Some(TimeControl {
+            turn_ms: positive(turn_ms)?,
+            bank_ms: positive(bank_ms)?,
+            fuel_per_ms: positive(fuel_per_ms)?,
+        })
+    }
+}
+
+impl std::fmt::Display for TimeControl {
+    /// E.g. `1000 ms per move, 10000 ms per game (10000000 fuel per ms)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ms per move, {} ms per game ({} fuel per ms)",
+            self.turn_ms, self.bank_ms, self.fuel_per_ms
+        )
+    }
+}
+
+fn column(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+/// Gives every ladder the code knows a row with its default time control,
+/// leaving existing rows as they are.
+pub async fn seed_defaults(db: &Db) -> Result<(), sqlx::Error> {
+    for variant in Variant::ALL {
+        write(
+            db,
+            "INSERT INTO ladders (name, turn_ms, bank_ms, fuel_per_ms, updated_ms) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (name) DO NOTHING",
+            variant,
+            TimeControl::default_for(variant),
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Runs `sql` with `$1` the ladder's name, `$2`–`$4` the time control and
+/// `$5` the time now.
+async fn write(db: &Db, sql: &'static str, variant: Variant, time: TimeControl) -> Result<(), sqlx::Error> {
+    sqlx::query(sql)
+        .bind(name(variant))
+        .bind(column(time.turn_ms))
+        .bind(column(time.bank_ms))
+        .bind(column(time.fuel_per_ms))
+        .bind(now_ms())
+        .execute(&db.pool)
+        .await?;
+    Ok(())
+}
+
+/// Every ladder's time control, by ladder name.
+pub async fn time_controls(db: &Db) -> Result<BTreeMap<String, TimeControl>, sqlx::Error> {
+    let rows: Vec<(String, i64, i64, i64)> =
+        sqlx::query_as("SELECT name, turn_ms, bank_ms, fuel_per_ms FROM ladders ORDER BY name")
+            .fetch_all(&db.pool)
+            .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(name, turn, bank, fuel)| {
+            Some((name, TimeControl::from_columns(Some(turn), Some(bank), Some(fuel))?))
+        })
+        .collect())
+}
+
+/// The time control of `variant`'s ladder.
+pub async fn time_control(db: &Db, variant: Variant) -> Result<TimeControl, sqlx::Error> {
+    let row: Option<(i64, i64, i64)> =
+        sqlx::query_as("SELECT turn_ms, bank_ms, fuel_per_ms FROM ladders WHERE name = $1")
+            .bind(name(variant))
+            .fetch_optional(&db.pool)
+            .await?;
+    Ok(row
+        .and_then(|(turn, bank, fuel)| TimeControl::from_columns(Some(turn), Some(bank), Some(fuel)))
+        .unwrap_or_else(|| TimeControl::default_for(variant)))
+}
+
+/// Sets `variant`'s time control for matches queued from now on; matches
+/// already queued keep the control they were queued with. Returns the
+/// control it replaced.
+pub async fn set_time_control(db: &Db, variant: Variant, time: TimeControl) -> Result<TimeControl, sqlx::Error> {
+    let before = time_control(db, variant).await?;
+    write(
+        db,
+        "UPDATE ladders SET turn_ms = $2, bank_ms = $3, fuel_per_ms = $4, updated_ms = $5 WHERE name = $1",
+        variant,
+        time,
+    )
+    .await?;
+    Ok(before)
+}

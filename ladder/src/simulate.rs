@@ -1,0 +1,693 @@
+//! The ladder simulated: how fast and how fairly the scheduler and the
+//! ratings find the true order of a pool of bots.
+//!
+//! Bots have hidden true strengths (Elo, normally spread around 1500). A
+//! match is two games with sides swapped, as on the ladder; each game is
+//! won with the logistic expectation of the strength difference (plus an
+//! optional advantage for the side that moves first and an optional fixed
+//! offset per pair, which makes strength non-transitive), drawn with a
+//! probability that peaks at `draw_rate` between equals; the match goes to
+//! whoever scored more. The pairings come from the real scheduler
+//! ([`crate::scheduler::pick_pairs`], no copy) or from a baseline
+//! matchmaker, and every result moves the ratings through the server's own
+//! [`RatingBook`].
+//!
+//! Measured: Kendall's τ between the ratings' order and the true order
+//! (how many matches until τ ≥ 0.9), the root-mean-square rating error
+//! (both after removing the pool's mean, since ratings are relative, and
+//! with strengths converted from game Elo to match Elo: a match of two
+//! games separates bots a little more than one game, by [`match_scale`]), how
+//! many matches a newcomer needs before its rating is within ±50 of its
+//! strength (and stays there for 10 matches), and fairness: matches per
+//! bot and how often a pair meets twice in a row.
+
+use crate::ratings::{Outcome, RatingBook, RatingSystem};
+use crate::scheduler::{Candidate, pick_pairs};
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+
+/// What is simulated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Bots in the pool at the start.
+    pub bots: usize,
+    /// Matches played in all.
+    pub matches: usize,
+    /// Matches scheduled at once (the scheduler's per-ladder limit).
+    pub concurrency: usize,
+    /// New bots arriving, evenly over the second half of the run.
+    pub arrivals: usize,
+    /// Bots replaced by a new version (its strength moved by up to ±100),
+    /// evenly over the second half; the new version starts unrated.
+    pub replacements: usize,
+    /// Spread (standard deviation) of true strengths, Elo.
+    pub spread: f64,
+    /// The probability that a game between equals is drawn.
+    pub draw_rate: f64,
+    /// Standard deviation of a fixed per-pair strength offset, Elo: how
+    /// non-transitive the pool is (0: not at all).
+    pub nontransitive: f64,
+    /// Advantage of the side that moves first in a game, Elo.
+    pub first_move: f64,
+    /// Seed of everything random; the same settings and seed give the same
+    /// report.
+    pub seed: u64,
+    /// The rating system.
+    pub rating: RatingSystem,
+    /// The starting pool's strengths, if given (then `bots` is their
+    /// number); else drawn at random.
+    pub strengths: Vec<f64>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            bots: 20,
+            matches: 1200,
+            concurrency: 2,
+            arrivals: 5,
+            replacements: 0,
+            spread: 200.0,
+            draw_rate: 0.1,
+            nontransitive: 0.0,
+            first_move: 0.0,
+            seed: 1,
+            rating: RatingSystem::Glicko2,
+            strengths: Vec::new(),
+        }
+    }
+}
+
+/// Who chooses the pairings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Matchmaker {
+    /// The ladder's scheduler, [`pick_pairs`].
+    Ours,
+    /// Every pair in turn (the circle method), over and over.
+    RoundRobin,
+    /// Halite III's rule: the seed is the bot with the fewest matches
+    /// (then idle longest); its opponent is drawn at random among the bots
+    /// ranked near it (within a tenth of the pool, at least 3 places).
+    Halite,
+}
+
+impl std::fmt::Display for Matchmaker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Matchmaker::Ours => "ours",
+            Matchmaker::RoundRobin => "round-robin",
+            Matchmaker::Halite => "halite",
+        })
+    }
+}
+
+/// The state of the run after some matches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    /// Matches played so far.
+    pub matches: usize,
+    /// Kendall's τ-b between ratings and strengths, over active bots.
+    pub tau: f64,
+    /// Root-mean-square rating error, Elo, over active bots.
+    pub rms: f64,
+}
+
+/// What one run measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// Who paired the bots.
+    pub matchmaker: Matchmaker,
+    /// Matches played.
+    pub matches: usize,
+    /// Matches until τ first reached 0.9 (checked every few matches).
+    pub tau_reached: Option<usize>,
+    /// For each newcomer (arrival or new version): its own matches until
+    /// its rating was within ±50 of its strength and stayed there for 10
+    /// matches; `None` if that never happened.
+    pub placements: Vec<Option<u32>>,
+    /// τ and error over time.
+    pub series: Vec<Point>,
+    /// Matches per bot among the bots active at the end: fewest, most.
+    pub games: (i64, i64),
+    /// Share of matches whose pair also met in either bot's previous match.
+    pub rematch_rate: f64,
+    /// Strength and rating of every bot active at the end, in arrival order.
+    pub ratings: Vec<(f64, f64)>,
+}
+
+/// τ at which the ranking counts as found.
+pub const TAU_TARGET: f64 = 0.9;
+/// How close (Elo) a newcomer's rating must come to its strength.
+pub const PLACEMENT_BAND: f64 = 50.0;
+/// For how many of its matches in a row it must stay that close.
+pub const PLACEMENT_STREAK: u32 = 10;
+/// Virtual time a round of matches takes.
+const ROUND_MS: i64 = 10_000;
+
+/// A bot (version) of the pool.
+#[derive(Clone, Debug)]
+struct Bot {
+    /// Versions of one lineage never meet.
+    lineage: usize,
+    strength: f64,
+    active: bool,
+    matches: i64,
+    last_played_ms: Option<i64>,
+    last_opponent: Option<usize>,
+    /// Index into the report's placements, for newcomers.
+    newcomer: Option<usize>,
+    /// Own matches in the band so far, in a row.
+    streak: u32,
+}
+
+impl Bot {
+    /// A version that has not played, of `lineage`, `strength` strong.
+    fn new(lineage: usize, strength: f64, newcomer: Option<usize>) -> Bot {
+        Bot {
+            lineage,
+            strength,
+            active: true,
+            matches: 0,
+            last_played_ms: None,
+            last_opponent: None,
+            newcomer,
+            streak: 0,
+        }
+    }
+}
+
+/// A pseudo-random stream for one purpose.
+struct Stream(ChaCha8Rng);
+
+impl Stream {
+    fn new(seed: u64, purpose: u64) -> Stream {
+        Stream(ChaCha8Rng::seed_from_u64(
+            seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ purpose,
+        ))
+    }
+
+    /// Uniform in [0, 1).
+    fn uniform(&mut self) -> f64 {
+        (self.0.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Standard normal (Box–Muller).
+    fn normal(&mut self) -> f64 {
+        let u = 1.0 - self.uniform();
+        let v = self.uniform();
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+
+    /// Uniform in 0..n (n > 0).
+    fn below(&mut self, n: usize) -> usize {
+        ((self.uniform() * n as f64) as usize).min(n - 1)
+    }
+}
+
+/// The expected score of a side `elo` stronger.
+fn expected(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The probabilities that a bot `delta` game-Elo stronger wins, draws and
+/// loses a match, under the game model of [`run`] (no pair offset).
+pub fn match_probabilities(settings: &Settings, delta: f64) -> (f64, f64, f64) {
+    let game = |first: f64| game_probabilities(settings, delta + first * settings.first_move);
+    let ((w1, d1, l1), (w2, d2, l2)) = (game(1.0), game(-1.0));
+    let win = w1 * w2 + w1 * d2 + d1 * w2;
+    let draw = w1 * l2 + l1 * w2 + d1 * d2;
+    (win, draw, 1.0 - win - draw)
+}
+
+/// The expected match score (win 1, draw ½) of a bot `delta` game-Elo
+/// stronger.
+pub fn match_score(settings: &Settings, delta: f64) -> f64 {
+    let (win, draw, _) = match_probabilities(settings, delta);
+    win + draw / 2.0
+}
+
+/// One game's win, draw and loss probabilities for a side `elo` stronger
+/// (first-move advantage included): the logistic expectation, with draws
+/// peaking at `draw_rate` between equals.
+fn game_probabilities(settings: &Settings, elo: f64) -> (f64, f64, f64) {
+    let e = expected(elo);
+    let draw = settings.draw_rate * 4.0 * e * (1.0 - e);
+    (e - draw / 2.0, draw, 1.0 - e - draw / 2.0)
+}
+
+/// Match Elo per game Elo near equality: how much more a two-game match
+/// separates bots than one game does (about 1.1 at a draw rate of 0.1).
+/// Rating errors are measured against strengths times this.
+pub fn match_scale(settings: &Settings) -> f64 {
+    let delta = 10.0;
+    let s = match_score(settings, delta);
+    -400.0 * (1.0 / s - 1.0).log10() / delta
+}
+
+/// Simulates one run of `settings` with `matchmaker`.
+pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
+    let mut truth = Stream::new(settings.seed, 1);
+    let mut games = Stream::new(settings.seed, 2);
+    let mut picks = Stream::new(settings.seed, 3);
+    let bots_at_start = if settings.strengths.is_empty() {
+        settings.bots
+    } else {
+        settings.strengths.len()
+    };
+    let mut bots: Vec<Bot> = (0..bots_at_start)
+        .map(|lineage| {
+            let strength = settings
+                .strengths
+                .get(lineage)
+                .copied()
+                .unwrap_or_else(|| 1500.0 + settings.spread * truth.normal());
+            Bot::new(lineage, strength, None)
+        })
+        .collect();
+    // Arrivals and replacements, in the order they happen.
+    let mut changes: Vec<(usize, bool)> = Vec::new();
+    let half = settings.matches / 2;
+    for k in 0..settings.arrivals {
+        changes.push((half + (k + 1) * half / (settings.arrivals + 1), true));
+    }
+    for k in 0..settings.replacements {
+        changes.push((half + (2 * k + 1) * half / (2 * settings.replacements + 2), false));
+    }
+    changes.sort_by_key(|&(at, arrival)| (at, !arrival));
+    let mut changes = changes.into_iter().peekable();
+
+    let scale = match_scale(settings);
+    let mut book: RatingBook<usize> = RatingBook::new(settings.rating);
+    let mut placements: Vec<Option<u32>> = Vec::new();
+    let mut series = Vec::new();
+    let mut tau_reached = None;
+    let mut rematches = 0usize;
+    let mut round_robin = RoundRobin::default();
+    let checkpoint = (bots_at_start / 10).max(2);
+    let mut played = 0usize;
+    let mut now_ms = 0i64;
+    while played < settings.matches {
+        while let Some(&(at, arrival)) = changes.peek() {
+            if at > played {
+                break;
+            }
+            changes.next();
+            let newcomer = Some(placements.len());
+            placements.push(None);
+            if arrival {
+                let lineage = bots.iter().map(|b| b.lineage).max().map_or(0, |l| l + 1);
+                let strength = 1500.0 + settings.spread * truth.normal();
+                bots.push(Bot::new(lineage, strength, newcomer));
+            } else {
+                let active: Vec<usize> = (0..bots.len()).filter(|&i| bots[i].active).collect();
+                let old = active[truth.below(active.len())];
+                bots[old].active = false;
+                let strength = bots[old].strength + 100.0 * (2.0 * truth.uniform() - 1.0);
+                bots.push(Bot::new(bots[old].lineage, strength, newcomer));
+            }
+            round_robin.reset();
+        }
+        let want = settings.concurrency.min(settings.matches - played);
+        let pairs = match matchmaker {
+            Matchmaker::Ours => pick_pairs(&candidates(&bots, &book), want, now_ms)
+                .into_iter()
+                .map(|p| (index(p.participant), index(p.opponent)))
+                .collect(),
+            Matchmaker::RoundRobin => round_robin.next(&bots, want),
+            Matchmaker::Halite => halite(&bots, &book, want, &mut picks),
+        };
+        if pairs.is_empty() {
+            break;
+        }
+        for (a, b) in pairs {
+            if bots[a].last_opponent == Some(b) || bots[b].last_opponent == Some(a) {
+                rematches += 1;
+            }
+            let outcome = play(settings, &bots, a, b, &mut games);
+            book.apply(&a, &b, outcome);
+            for (me, other) in [(a, b), (b, a)] {
+                let bot = &mut bots[me];
+                bot.matches += 1;
+                bot.last_played_ms = Some(now_ms);
+                bot.last_opponent = Some(other);
+            }
+            played += 1;
+            for me in [a, b] {
+                track_placement(&mut bots, &book, scale, me, &mut placements);
+            }
+            if played.is_multiple_of(checkpoint) || played == settings.matches {
+                let (tau, rms) = measure(&bots, &book, scale);
+                series.push(Point {
+                    matches: played,
+                    tau,
+                    rms,
+                });
+                if tau_reached.is_none() && tau >= TAU_TARGET {
+                    tau_reached = Some(played);
+                }
+            }
+        }
+        now_ms += ROUND_MS;
+    }
+    let active = bots.iter().filter(|b| b.active);
+    let games = (
+        active.clone().map(|b| b.matches).min().unwrap_or(0),
+        active.map(|b| b.matches).max().unwrap_or(0),
+    );
+    let ratings = bots
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.active)
+        .map(|(i, b)| (b.strength, book.get(&i).rating))
+        .collect();
+    Report {
+        matchmaker,
+        ratings,
+        matches: played,
+        tau_reached,
+        placements,
+        series,
+        games,
+        rematch_rate: if played == 0 {
+            0.0
+        } else {
+            rematches as f64 / played as f64
+        },
+    }
+}
+
+/// A scheduler candidate's id is the bot's index.
+fn index(version_id: i64) -> usize {
+    usize::try_from(version_id).unwrap_or(usize::MAX)
+}
+
+/// The pool as the scheduler sees it: no bot is busy between rounds.
+fn candidates(bots: &[Bot], book: &RatingBook<usize>) -> Vec<Candidate> {
+    bots.iter()
+        .enumerate()
+        .map(|(i, bot)| {
+            let rating = book.get(&i);
+            Candidate {
+                version_id: i64::try_from(i).unwrap_or(i64::MAX),
+                bot_id: i64::try_from(bot.lineage).unwrap_or(i64::MAX),
+                active: bot.active,
+                rating: rating.rating,
+                deviation: rating.deviation,
+                matches: bot.matches,
+                last_played_ms: bot.last_played_ms,
+                last_opponent: bot.last_opponent.and_then(|o| i64::try_from(o).ok()),
+                busy: false,
+            }
+        })
+        .collect()
+}
+
+/// One match of bot `a` against bot `b`: two games, `a` moving first in
+/// the first.
+fn play(settings: &Settings, bots: &[Bot], a: usize, b: usize, games: &mut Stream) -> Outcome {
+    let offset = pair_offset(settings, a, b);
+    let difference = bots[a].strength - bots[b].strength + offset;
+    let mut points = 0.0;
+    for first in [1.0, -1.0] {
+        let (win, draw, _) = game_probabilities(settings, difference + first * settings.first_move);
+        let roll = games.uniform();
+        points += if roll < win {
+            1.0
+        } else if roll < win + draw {
+            0.5
+        } else {
+            0.0
+        };
+    }
+    match points {
+        p if p > 1.0 => Outcome::Win,
+        p if p < 1.0 => Outcome::Loss,
+        _ => Outcome::Draw,
+    }
+}
+
+/// The fixed non-transitive offset of `a` against `b` (the opposite of `b`
+/// against `a`).
+fn pair_offset(settings: &Settings, a: usize, b: usize) -> f64 {
+    if settings.nontransitive == 0.0 || a == b {
+        return 0.0;
+    }
+    let (low, high, sign) = if a < b { (a, b, 1.0) } else { (b, a, -1.0) };
+    let key = ((low as u64) << 32) ^ high as u64;
+    sign * settings.nontransitive * Stream::new(settings.seed ^ key, 4).normal()
+}
+
+/// Kendall's τ-b between `x` and `y` (paired values).
+pub fn kendall_tau(pairs: &[(f64, f64)]) -> f64 {
+    let n = pairs.len();
+    let (mut concordant, mut discordant, mut tied_x, mut tied_y) = (0f64, 0f64, 0f64, 0f64);
+    for i in 0..n {
+        for j in i + 1..n {
+            let dx = pairs[i].0 - pairs[j].0;
+            let dy = pairs[i].1 - pairs[j].1;
+            if dx == 0.0 {
+                tied_x += 1.0;
+            }
+            if dy == 0.0 {
+                tied_y += 1.0;
+            }
+            let product = dx.signum() * dy.signum();
+            if dx != 0.0 && dy != 0.0 && product > 0.0 {
+                concordant += 1.0;
+            } else if dx != 0.0 && dy != 0.0 && product < 0.0 {
+                discordant += 1.0;
+            }
+        }
+    }
+    let all = (n * n.saturating_sub(1) / 2) as f64;
+    let denominator = ((all - tied_x) * (all - tied_y)).sqrt();
+    if denominator > 0.0 {
+        (concordant - discordant) / denominator
+    } else {
+        0.0
+    }
+}
+
+/// Kendall's τ-b between ratings and strengths, and the RMS rating error
+/// (each centred on the active pool's mean, strengths times `scale`), over
+/// active bots.
+fn measure(bots: &[Bot], book: &RatingBook<usize>, scale: f64) -> (f64, f64) {
+    let pool = Pool::of(bots, book, scale);
+    let n = pool.members.len();
+    if n < 2 {
+        return (0.0, 0.0);
+    }
+    let pairs: Vec<(f64, f64)> = pool.members.iter().map(|&(_, t, r)| (t, r)).collect();
+    let squares: f64 = pool.members.iter().map(|&(_, t, r)| pool.error(t, r).powi(2)).sum();
+    (kendall_tau(&pairs), (squares / n as f64).sqrt())
+}
+
+/// The active bots: index, strength (times the match scale) and rating,
+/// with the means that errors are centred on.
+struct Pool {
+    members: Vec<(usize, f64, f64)>,
+    mean_truth: f64,
+    mean_rating: f64,
+}
+
+impl Pool {
+    fn of(bots: &[Bot], book: &RatingBook<usize>, scale: f64) -> Pool {
+        let members: Vec<(usize, f64, f64)> = bots
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.active)
+            .map(|(i, b)| (i, b.strength * scale, book.get(&i).rating))
+            .collect();
+        let n = members.len().max(1) as f64;
+        Pool {
+            mean_truth: members.iter().map(|m| m.1).sum::<f64>() / n,
+            mean_rating: members.iter().map(|m| m.2).sum::<f64>() / n,
+            members,
+        }
+    }
+
+    /// How far a rating is from a strength, both centred on the pool.
+    fn error(&self, truth: f64, rating: f64) -> f64 {
+        (rating - self.mean_rating) - (truth - self.mean_truth)
+    }
+}
+
+/// Counts a newcomer's match towards its placement.
+fn track_placement(bots: &mut [Bot], book: &RatingBook<usize>, scale: f64, me: usize, placements: &mut [Option<u32>]) {
+    let Some(slot) = bots[me].newcomer else { return };
+    if placements[slot].is_some() {
+        return;
+    }
+    let error = Pool::of(bots, book, scale).error(bots[me].strength * scale, book.get(&me).rating);
+    let bot = &mut bots[me];
+    if error.abs() <= PLACEMENT_BAND {
+        bot.streak += 1;
+        if bot.streak >= PLACEMENT_STREAK {
+            let own = u32::try_from(bot.matches).unwrap_or(u32::MAX);
+            placements[slot] = Some(own + 1 - PLACEMENT_STREAK);
+        }
+    } else {
+        bot.streak = 0;
+    }
+}
+
+/// The circle method over the active bots, round after round.
+#[derive(Default)]
+struct RoundRobin {
+    schedule: Vec<(usize, usize)>,
+    next: usize,
+}
+
+impl RoundRobin {
+    /// Starts over (the pool changed).
+    fn reset(&mut self) {
+        self.schedule.clear();
+        self.next = 0;
+    }
+
+    fn next(&mut self, bots: &[Bot], want: usize) -> Vec<(usize, usize)> {
+        if self.schedule.is_empty() {
+            let active: Vec<usize> = (0..bots.len()).filter(|&i| bots[i].active).collect();
+            self.schedule = round_robin(&active);
+        }
+        if self.schedule.is_empty() {
+            return Vec::new();
+        }
+        (0..want)
+            .map(|_| {
+                let pair = self.schedule[self.next % self.schedule.len()];
+                self.next += 1;
+                pair
+            })
+            .collect()
+    }
+}
+
+/// Every pair of `players` once, in the circle method's rounds: what the
+/// round-robin matchmaker plays, over and over.
+pub fn round_robin(players: &[usize]) -> Vec<(usize, usize)> {
+    let mut seats: Vec<Option<usize>> = players.iter().copied().map(Some).collect();
+    if seats.len() % 2 == 1 {
+        seats.push(None);
+    }
+    let n = seats.len();
+    let mut schedule = Vec::new();
+    for _ in 0..n.saturating_sub(1) {
+        for k in 0..n / 2 {
+            if let (Some(a), Some(b)) = (seats[k], seats[n - 1 - k]) {
+                schedule.push((a, b));
+            }
+        }
+        // Keep the first seat, rotate the others.
+        if n > 2 {
+            let last = seats.remove(n - 1);
+            seats.insert(1, last);
+        }
+    }
+    schedule
+}
+
+/// Halite III's matchmaker (see [`Matchmaker::Halite`]).
+fn halite(bots: &[Bot], book: &RatingBook<usize>, want: usize, picks: &mut Stream) -> Vec<(usize, usize)> {
+    let mut ranked: Vec<usize> = (0..bots.len()).filter(|&i| bots[i].active).collect();
+    ranked.sort_by(|&x, &y| book.get(&y).rating.total_cmp(&book.get(&x).rating).then(x.cmp(&y)));
+    let window = (ranked.len() / 10).max(3);
+    let mut taken = vec![false; bots.len()];
+    let mut pairs = Vec::new();
+    while pairs.len() < want {
+        let Some(&seed) = ranked
+            .iter()
+            .filter(|&&i| !taken[i])
+            .min_by_key(|&&i| (bots[i].matches, bots[i].last_played_ms.unwrap_or(i64::MIN), i))
+        else {
+            break;
+        };
+        let rank = ranked.iter().position(|&i| i == seed).unwrap_or(0);
+        let near: Vec<usize> = ranked[rank.saturating_sub(window)..(rank + window + 1).min(ranked.len())]
+            .iter()
+            .copied()
+            .filter(|&i| i != seed && !taken[i] && bots[i].lineage != bots[seed].lineage)
+            .collect();
+        let opponent = if near.is_empty() {
+            ranked
+                .iter()
+                .copied()
+                .filter(|&i| i != seed && !taken[i] && bots[i].lineage != bots[seed].lineage)
+                .min_by(|&x, &y| {
+                    let d = |i: usize| (book.get(&i).rating - book.get(&seed).rating).abs();
+                    d(x).total_cmp(&d(y))
+                })
+        } else {
+            Some(near[picks.below(near.len())])
+        };
+        let Some(opponent) = opponent else { break };
+        taken[seed] = true;
+        taken[opponent] = true;
+        pairs.push((seed, opponent));
+    }
+    pairs
+}
+
+/// A summary of several runs of one matchmaker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Who paired the bots.
+    pub matchmaker: Matchmaker,
+    /// Runs summarised.
+    pub runs: usize,
+    /// Median over runs of the matches until τ ≥ 0.9; `None` if half the
+    /// runs or more never got there.
+    pub tau_median: Option<usize>,
+    /// Runs in which τ reached 0.9.
+    pub tau_runs: usize,
+    /// Median over all newcomers of the matches until placed; `None` if
+    /// half of them or more were never placed.
+    pub placement_median: Option<u32>,
+    /// Newcomers, and how many of them were placed.
+    pub newcomers: (usize, usize),
+    /// Final RMS error, averaged over runs.
+    pub final_rms: f64,
+    /// Fewest and most matches of a bot, averaged over runs.
+    pub games: (f64, f64),
+    /// Rematch share, averaged over runs.
+    pub rematch_rate: f64,
+}
+
+/// The median of `values`, counting `None` as larger than anything.
+fn median<T: Copy + Ord>(values: &[Option<T>]) -> Option<T> {
+    let mut sorted: Vec<Option<T>> = values.to_vec();
+    sorted.sort_by(|x, y| match (x, y) {
+        (Some(x), Some(y)) => x.cmp(y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    sorted.get(sorted.len().checked_sub(1)? / 2).copied().flatten()
+}
+
+/// Summarises `reports` (all of one matchmaker).
+pub fn summarise(reports: &[Report]) -> Option<Summary> {
+    let first = reports.first()?;
+    let n = reports.len() as f64;
+    let taus: Vec<Option<usize>> = reports.iter().map(|r| r.tau_reached).collect();
+    let placements: Vec<Option<u32>> = reports.iter().flat_map(|r| r.placements.iter().copied()).collect();
+    Some(Summary {
+        matchmaker: first.matchmaker,
+        runs: reports.len(),
+        tau_median: median(&taus),
+        tau_runs: taus.iter().flatten().count(),
+        placement_median: median(&placements),
+        newcomers: (placements.len(), placements.iter().flatten().count()),
+        final_rms: reports
+            .iter()
+            .map(|r| r.series.last().map_or(0.0, |p| p.rms))
+            .sum::<f64>()
+            / n,
+        games: (
+            reports.iter().map(|r| r.games.0 as f64).sum::<f64>() / n,
+            reports.iter().map(|r| r.games.1 as f64).sum::<f64>() / n,
+        ),
+        rematch_rate: reports.iter().map(|r| r.rematch_rate).sum::<f64>() / n,
+    })
+}

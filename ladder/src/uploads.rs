@@ -1,0 +1,172 @@
+//! An upload as a step of the ladder: a module checked for the sandbox's
+//! contract, stored, and added as a version of the caller's bot (created if
+//! the name is new) in one transaction; its full check runs later, off the
+//! request path. The JSON API (`POST /api/bots`) and the site's form
+//! (`POST /upload`) both call [`upload`].
+
+use crate::auth::rate_limit;
+use crate::blobs::sha256_hex;
+use crate::core::Core;
+use crate::error::{Error, Result};
+use crate::{ladders, versions};
+
+/// Uploads per user per minute.
+pub const UPLOADS_PER_MINUTE: i64 = 10;
+
+/// Checks a bot name: 3–32 letters, digits, `_` or `-`.
+pub fn valid_bot_name(name: &str) -> Result<(), Error> {
+    let ok = (3..=32).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Invalid(
+            "a bot name has 3 to 32 characters: letters, digits, `_` and `-`".into(),
+        ))
+    }
+}
+
+/// What an upload carries: each part may be missing, which
+/// [`upload`] refuses with a message naming it.
+#[derive(Debug, Default)]
+pub struct Upload {
+    /// The bot's name.
+    pub name: Option<String>,
+    /// The ladders it is to play (names or aliases).
+    pub ladders: Vec<String>,
+    /// The module's bytes.
+    pub module: Option<Vec<u8>>,
+}
+
+/// A version just added, in `checking`.
+#[derive(Debug, Clone)]
+pub struct Uploaded {
+    /// The bot's id.
+    pub bot_id: i64,
+    /// The bot's name as uploaded.
+    pub name: String,
+    /// The new version's id.
+    pub version_id: i64,
+    /// Its number within the bot (1, 2, ...).
+    pub number: i64,
+    /// The module's SHA-256, hex.
+    pub sha256: String,
+    /// The ladders it is to play, by canonical name.
+    pub ladders: Vec<String>,
+}
+
+/// Adds `upload` as a new version of `user_id`'s bot and wakes the checker.
+/// 400 for a missing or bad name, ladder or module (naming what is wrong),
+/// 403 for someone else's bot name, 409 for a module that is already a
+/// version of the bot, 429 past [`UPLOADS_PER_MINUTE`]. A refused upload
+/// stores nothing.
+pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploaded> {
+    let name = upload
+        .name
+        .ok_or_else(|| Error::Invalid("the form needs a `name` field".into()))?;
+    valid_bot_name(&name)?;
+    if upload.ladders.is_empty() {
+        return Err(Error::Invalid(format!(
+            "tick at least one ladder (`ladders` field): {}",
+            ladders::names().join(", ")
+        )));
+    }
+    let mut ladder_names = Vec::new();
+    for ladder in &upload.ladders {
+        let name = ladders::name(ladders::parse(ladder)?);
+        if !ladder_names.contains(&name) {
+            ladder_names.push(name);
+        }
+    }
+    let module = upload
+        .module
+        .ok_or_else(|| Error::Invalid("the form needs a `module` file (.wasm)".into()))?;
+    if !module.starts_with(b"\0asm") {
+        return Err(Error::Invalid(
+            "the module is not WebAssembly (a .wasm file starts with \\0asm): build it with --target wasm32-wasip1"
+                .into(),
+        ));
+    }
+    rate_limit(&core.db, &format!("upload:{}", user_id), UPLOADS_PER_MINUTE, 60_000).await?;
+    let sandbox = core.sandbox.clone();
+    let checked = {
+        let module = module.clone();
+        tokio::task::spawn_blocking(move || sandbox.check(&module))
+            .await
+            .map_err(|e| Error::Internal(e.to_string()))?
+    };
+    if let Err(error) = checked {
+        if error.is_host_failure() {
+            return Err(Error::Internal(error.to_string()));
+        }
+        return Err(Error::Invalid(format!("the module was refused: {error}")));
+    }
+    let sha256 = sha256_hex(&module);
+    let module_len = module.len();
+    let stored = core.blobs.run(move |blobs| blobs.put(&module)).await?;
+    debug_assert_eq!(stored, sha256);
+
+    let mut tx = core.db.begin_write().await?;
+    let bot_id = match versions::find_bot(&mut tx, &name).await? {
+        Some((id, owner)) if owner == user_id => id,
+        Some(_) => return Err(Error::Forbidden(format!("the bot {name} belongs to someone else"))),
+        None => versions::ensure_bot(&mut tx, user_id, &name).await?,
+    };
+    let duplicate: Option<i64> = sqlx::query_scalar("SELECT number FROM versions WHERE bot_id = $1 AND sha256 = $2")
+        .bind(bot_id)
+        .bind(&sha256)
+        .fetch_optional(&mut *tx)
+        .await?;
+    if let Some(number) = duplicate {
+        return Err(Error::Conflict(format!(
+            "this module is already version {number} of {name}"
+        )));
+    }
+    let version_id = versions::insert_version(&mut tx, bot_id, &sha256, module_len, &ladder_names, "checking").await?;
+    sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
+        .bind(bot_id)
+        .execute(&mut *tx)
+        .await?;
+    let number: i64 = sqlx::query_scalar("SELECT number FROM versions WHERE id = $1")
+        .bind(version_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    versions::wake_checker();
+    Ok(Uploaded {
+        bot_id,
+        name,
+        version_id,
+        number,
+        sha256,
+        ladders: ladder_names,
+    })
+}
+
+/// Retires `user_id`'s bot `name`: it stops playing, and its active or
+/// checking versions become `retired`; returns how many did. A later upload
+/// under the name brings the bot back. 404 for no such bot, 403 for
+/// someone else's.
+pub async fn retire(core: &Core, user_id: i64, name: &str) -> Result<u64> {
+    let mut tx = core.db.begin_write().await?;
+    let (bot_id, owner) = versions::find_bot(&mut tx, name)
+        .await?
+        .ok_or_else(|| Error::not_found(format!("bot {name:?}")))?;
+    if owner != user_id {
+        return Err(Error::Forbidden(format!("the bot {name} belongs to someone else")));
+    }
+    sqlx::query("UPDATE bots SET retired = 1 WHERE id = $1")
+        .bind(bot_id)
+        .execute(&mut *tx)
+        .await?;
+    let retired =
+        sqlx::query("UPDATE versions SET status = 'retired' WHERE bot_id = $1 AND status IN ('active', 'checking')")
+            .bind(bot_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+    tx.commit().await?;
+    Ok(retired)
+}

@@ -1,0 +1,214 @@
+//! Bots and versions: uploads, their checks and their life cycle.
+//!
+//! A version is `checking` until the checks (sandbox checks, compilation in
+//! a child process, a smoke match against a house bot) accept or reject it,
+//! off the request path. Accepting it makes it `active` and retires the
+//! bot's previous active version from matchmaking.
+
+use crate::check::{Verdict, check};
+use crate::core::Core;
+use crate::db::now_ms;
+use crate::events::Event;
+use arbiter_games::Variant;
+use sqlx::{AnyConnection, Row};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// The id of the bot called `name` (case-insensitively), created for
+/// `owner` if there is none. It does not check who owns an existing bot:
+/// callers that must, look it up with [`find_bot`] first.
+pub async fn ensure_bot(tx: &mut AnyConnection, owner: i64, name: &str) -> Result<i64, sqlx::Error> {
+    let key = name.to_lowercase();
+    if let Some(id) = sqlx::query_scalar::<_, i64>("SELECT id FROM bots WHERE name_key = $1")
+        .bind(&key)
+        .fetch_optional(&mut *tx)
+        .await?
+    {
+        return Ok(id);
+    }
+    sqlx::query_scalar("INSERT INTO bots (owner_id, name, name_key, created_ms) VALUES ($1, $2, $3, $4) RETURNING id")
+        .bind(owner)
+        .bind(name)
+        .bind(key)
+        .bind(now_ms())
+        .fetch_one(&mut *tx)
+        .await
+}
+
+/// A bot's id and owner, by name (case-insensitive).
+pub async fn find_bot(tx: &mut AnyConnection, name: &str) -> Result<Option<(i64, i64)>, sqlx::Error> {
+    let row = sqlx::query("SELECT id, owner_id FROM bots WHERE name_key = $1")
+        .bind(name.to_lowercase())
+        .fetch_optional(&mut *tx)
+        .await?;
+    row.map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).transpose()
+}
+
+/// Adds a version (number = the bot's last + 1) in `status`, with its
+/// ladders. Returns its id.
+pub async fn insert_version(
+    tx: &mut AnyConnection,
+    bot_id: i64,
+    sha256: &str,
+    size: usize,
+    ladders: &[String],
+    status: &str,
+) -> Result<i64, sqlx::Error> {
+    let number: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE bot_id = $1")
+        .bind(bot_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let ladders_json = serde_json::to_string(ladders).unwrap_or_else(|_| "[]".into());
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO versions (bot_id, number, sha256, size, status, ladders, created_ms) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+    )
+    .bind(bot_id)
+    .bind(number)
+    .bind(sha256)
+    .bind(i64::try_from(size).unwrap_or(i64::MAX))
+    .bind(status)
+    .bind(ladders_json)
+    .bind(now_ms())
+    .fetch_one(&mut *tx)
+    .await?;
+    for ladder in ladders {
+        sqlx::query("INSERT INTO version_ladders (version_id, ladder) VALUES ($1, $2)")
+            .bind(id)
+            .bind(ladder)
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(id)
+}
+
+/// Makes a checked version active: retires the bot's other active versions
+/// and gives it a starting rating on each of its ladders.
+pub async fn activate(tx: &mut AnyConnection, version_id: i64) -> Result<(), sqlx::Error> {
+    let now = now_ms();
+    sqlx::query(
+        "UPDATE versions SET status = 'retired' WHERE status = 'active' \
+         AND bot_id = (SELECT bot_id FROM versions WHERE id = $1) AND id <> $1",
+    )
+    .bind(version_id)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("UPDATE versions SET status = 'active', checked_ms = $2 WHERE id = $1")
+        .bind(version_id)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+    let ladders: Vec<String> = sqlx::query_scalar("SELECT ladder FROM version_ladders WHERE version_id = $1")
+        .bind(version_id)
+        .fetch_all(&mut *tx)
+        .await?;
+    for ladder in ladders {
+        crate::ratings::ensure_row(tx, version_id, &ladder).await?;
+    }
+    Ok(())
+}
+
+/// Checks one `checking` version and records the verdict. Host failures
+/// leave it `checking` (it is tried again later).
+pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
+    let row = sqlx::query(
+        "SELECT v.sha256, v.ladders, b.name FROM versions v JOIN bots b ON b.id = v.bot_id \
+         WHERE v.id = $1 AND v.status = 'checking'",
+    )
+    .bind(version_id)
+    .fetch_optional(&core.db.pool)
+    .await?;
+    let Some(row) = row else { return Ok(()) };
+    let sha256: String = row.try_get(0)?;
+    let ladders: Vec<String> = serde_json::from_str(&row.try_get::<String, _>(1)?)?;
+    let name: String = row.try_get(2)?;
+    let blobs = core.blobs.clone();
+    let sandbox = core.sandbox.clone();
+    let started = std::time::Instant::now();
+    let verdict = tokio::task::spawn_blocking(move || -> anyhow::Result<Verdict> {
+        let wasm = blobs
+            .get(&sha256)?
+            .ok_or_else(|| anyhow::anyhow!("module {sha256} is missing from the blob store"))?;
+        // Smoke-test on every ladder the author ticked: a bot that works on
+        // one mode may crash on another.
+        let mut last = None;
+        for ladder in &ladders {
+            let variant: Variant = ladder.parse()?;
+            let verdict = check(&sandbox, &wasm, &name, variant)?.verdict;
+            if let Verdict::Rejected { reason, stderr } = verdict {
+                return Ok(Verdict::Rejected {
+                    reason: format!("{ladder}: {reason}"),
+                    stderr,
+                });
+            }
+            last = Some(verdict);
+        }
+        last.ok_or_else(|| anyhow::anyhow!("the version names no ladder"))
+    })
+    .await
+    .map_err(anyhow::Error::from)
+    .and_then(|verdict| verdict)
+    .inspect_err(|_| core.metrics.check_finished("error", started.elapsed()))?;
+    let took = started.elapsed();
+    let mut tx = core.db.begin_write().await?;
+    let status = match &verdict {
+        Verdict::Accepted { .. } => {
+            activate(&mut tx, version_id).await?;
+            "active"
+        }
+        Verdict::Rejected { reason, stderr } => {
+            sqlx::query(
+                "UPDATE versions SET status = 'rejected', reason = $2, stderr = $3, checked_ms = $4 \
+                 WHERE id = $1 AND status = 'checking'",
+            )
+            .bind(version_id)
+            .bind(reason)
+            .bind(stderr.join("\n"))
+            .bind(now_ms())
+            .execute(&mut *tx)
+            .await?;
+            "rejected"
+        }
+    };
+    tx.commit().await?;
+    core.metrics.check_finished(status, took);
+    core.events.send(Event::VersionChecked {
+        id: version_id,
+        status: status.to_string(),
+    });
+    Ok(())
+}
+
+/// Wakes the checker at once (after an upload).
+pub fn wake_checker() {
+    CHECKER_WAKE.notify_one();
+}
+
+static CHECKER_WAKE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Checks uploaded versions, oldest first, until `stop` turns true. Runs in
+/// every `serve` process; checking is idempotent, so two servers on one
+/// database at worst check a version twice.
+pub async fn run_checker(core: Core, mut stop: watch::Receiver<bool>) {
+    loop {
+        let pending: Result<Vec<i64>, sqlx::Error> =
+            sqlx::query_scalar("SELECT id FROM versions WHERE status = 'checking' ORDER BY id LIMIT 16")
+                .fetch_all(&core.db.pool)
+                .await;
+        match pending {
+            Ok(ids) => {
+                for id in ids {
+                    if let Err(error) = check_one(&core, id).await {
+                        tracing::warn!(version = id, %error, "checking a version failed; will retry");
+                    }
+                }
+            }
+            Err(error) => tracing::warn!(%error, "cannot list versions to check"),
+        }
+        tokio::select! {
+            _ = stop.wait_for(|stop| *stop) => return,
+            _ = CHECKER_WAKE.notified() => {}
+            _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+        }
+    }
+}

@@ -1,0 +1,1019 @@
+//! Workers: claim queued matches, play them, record them exactly once.
+//!
+//! The queue is the `matches` table. Any number of workers, in any number of
+//! processes on any number of machines, share it:
+//!
+//! 1. **Claim.** One statement takes the highest-priority, oldest match that
+//!    is `queued` (and not waiting out a retry delay), or `running` under a
+//!    lease that has expired: it becomes `running`, `claimed_by` this worker,
+//!    with `lease_until_ms = now + lease` and one more attempt, and it
+//!    returns both versions' modules and names. On PostgreSQL the row is
+//!    picked with `FOR UPDATE SKIP LOCKED`; on SQLite the write lock an
+//!    `UPDATE` takes before it reads serialises claims.
+//! 2. **Play.** Both versions' modules are loaded from the blob store into
+//!    the sandbox and the referee plays the match on a blocking thread,
+//!    while the worker renews its lease every `heartbeat`. A renewal that
+//!    finds the match no longer ours (the lease expired and another worker
+//!    took it) abandons the match at the next turn.
+//! 3. **Record.** The replay is stored first (content-addressed, so a retry
+//!    stores nothing new). Then one transaction marks the match `finished`
+//!    *only if it is still running under this worker's claim*, stores the
+//!    bots' stderr, moves both ratings and stamps the match with the next
+//!    `rated_seq`. If the guard matches no row, the transaction is rolled
+//!    back and the result dropped: someone else owns the match now.
+//!
+//! A finished match has `winner` (0, 1 or NULL for a draw), `score_a` and
+//! `score_b` (each participant's total over both games), `replay_sha256`
+//! (the zstd replay in the blob store) and `reasons`, a JSON array with one
+//! object per game: `{"game": 1, "reason": "timeout", "faulted_side": 0,
+//! "faulted_participant": 1}` (the faulted fields are `null` when the game
+//! ended normally). Each participant's stderr per game is in `match_logs`.
+//!
+//! # Guarantees
+//!
+//! - A match is finished and rated at most once, and exactly once as long as
+//!   some worker eventually plays it to the end: only the holder of the
+//!   current claim can commit, and the commit is a single transaction.
+//! - A failure of the host (a missing module blob, a sandbox that cannot
+//!   start an instance, a referee [`HostError`](arbiter_referee::HostError))
+//!   never counts as a loss. The match goes back to the queue after a delay
+//!   (`queued` with `lease_until_ms` as "not before") and, after
+//!   [`WorkerConfig::max_attempts`] attempts, ends `failed` with its `error`,
+//!   unrated. A match whose holder vanished counts as an attempt too.
+//! - A module that no longer passes the sandbox's checks, or a ladder name
+//!   the referee does not know, fails the match at once (retrying cannot
+//!   help), unrated.
+//! - `rated_seq` orders rated matches as their rating changes were applied:
+//!   on SQLite it is `MAX + 1` under the write lock (1, 2, 3… without gaps);
+//!   on PostgreSQL it comes from the `rating_seq` sequence, drawn after both
+//!   ratings rows are locked (increasing, gaps possible after rollbacks).
+//!
+//! Not guaranteed: a worker whose lease was lost stops at its next turn, not
+//! at once; a match between a version and itself is finished but not rated.
+
+use crate::core::Core;
+use crate::db::{Backend, Db, now_ms};
+use crate::events::Event;
+use crate::ladders::TimeControl;
+use crate::ratings::{Outcome, Rating};
+use arbiter_games::{Budget, Side, Variant};
+use arbiter_referee::player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, TurnError};
+use arbiter_referee::{MatchSettings, PlayedMatch, Progress, WasmBot, play_match_observed};
+use sqlx::{Any, AnyConnection, Row};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::{Notify, watch};
+
+/// Live skirmish watchers get the map every this many ticks.
+const LIVE_MAP_EVERY: u32 = 10;
+
+/// Environment variable that sets the lease of every worker made by
+/// [`WorkerConfig::new`], in milliseconds (tests use a short one so that a
+/// killed worker's match is taken over quickly). Default 30 000.
+pub const LEASE_ENV: &str = "ARBITER_WORKER_LEASE_MS";
+
+/// How long a claim lasts without a heartbeat, unless [`LEASE_ENV`] says
+/// otherwise.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+/// How many times a match is claimed before it is given up as `failed`.
+pub const DEFAULT_MAX_ATTEMPTS: i64 = 3;
+
+/// A worker's settings.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    /// Unique id of this worker (process and slot), stored in `claimed_by`.
+    pub id: String,
+    /// How long a claim lasts without a heartbeat. Default 30 s, or
+    /// [`LEASE_ENV`].
+    pub lease: Duration,
+    /// How often a running match's lease is renewed. Default a third of the
+    /// lease, so two renewals may fail before the claim expires.
+    pub heartbeat: Duration,
+    /// Claims of one match before it ends `failed`. Default 3.
+    pub max_attempts: i64,
+    /// How often an idle worker looks at the queue ([`wake_workers`] wakes
+    /// it earlier). Default 200 ms.
+    pub poll: Duration,
+    /// Wait before a match released after a host failure may be claimed
+    /// again, multiplied by the attempts so far. Default 2 s.
+    pub retry_delay: Duration,
+}
+
+impl WorkerConfig {
+    /// Defaults for a worker called `id`; the lease comes from
+    /// [`LEASE_ENV`] when it is set to a number of milliseconds (at least
+    /// 100), otherwise [`DEFAULT_LEASE`].
+    pub fn new(id: String) -> WorkerConfig {
+        let lease = std::env::var(LEASE_ENV)
+            .ok()
+            .and_then(|ms| ms.trim().parse::<u64>().ok())
+            .map_or(DEFAULT_LEASE, |ms| Duration::from_millis(ms.max(100)));
+        WorkerConfig {
+            id,
+            lease,
+            heartbeat: lease / 3,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            poll: Duration::from_millis(200),
+            retry_delay: Duration::from_secs(2),
+        }
+    }
+
+    /// The same settings with another lease (and a heartbeat of a third of
+    /// it).
+    pub fn with_lease(mut self, lease: Duration) -> WorkerConfig {
+        self.lease = lease;
+        self.heartbeat = lease / 3;
+        self
+    }
+}
+
+static WAKE: Notify = Notify::const_new();
+
+/// Wakes every idle worker of this process at once (call it after queueing
+/// matches; [`enqueue`] does). Workers in other processes find new matches
+/// at their next poll.
+pub fn wake_workers() {
+    WAKE.notify_waiters();
+}
+
+/// A match to queue.
+#[derive(Clone, Debug)]
+pub struct NewMatch<'a> {
+    /// The ladder, e.g. `othello:std`.
+    pub ladder: &'a str,
+    /// Participant 0's version.
+    pub a_version: i64,
+    /// Participant 1's version.
+    pub b_version: i64,
+    /// The match seed.
+    pub seed: i64,
+    /// `ranked`, `challenge` or `tournament`.
+    pub kind: &'a str,
+    /// Higher is claimed first.
+    pub priority: i64,
+    /// The tournament it belongs to.
+    pub tournament_id: Option<i64>,
+    /// A per-move cap and per-game bank other than the ladder's (a
+    /// challenge's longer control); `None` for the ladder's.
+    pub budget: Option<Budget>,
+}
+
+/// Queues `new` and wakes this process's workers. The match is played with
+/// the ladder's time control as it is now (or `new.budget` at the ladder's
+/// fuel rate): a later change of the ladder's control does not reach it.
+/// Returns the match id.
+pub async fn enqueue(db: &Db, new: &NewMatch<'_>) -> Result<i64, sqlx::Error> {
+    let id = insert_match(&db.pool, new).await?;
+    wake_workers();
+    Ok(id)
+}
+
+/// Inserts a queued match with any executor (a pool or a transaction),
+/// copying the ladder's time control into it.
+pub(crate) async fn insert_match<'e>(
+    executor: impl sqlx::Executor<'e, Database = Any>,
+    new: &NewMatch<'_>,
+) -> Result<i64, sqlx::Error> {
+    let column = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    sqlx::query_scalar(
+        "INSERT INTO matches (ladder, a_version, b_version, seed, kind, tournament_id, priority, status, created_ms, \
+           turn_ms, bank_ms, fuel_per_ms) \
+         SELECT $1, $2, $3, $4, $5, $6, $7, 'queued', $8, COALESCE($9, l.turn_ms), COALESCE($10, l.bank_ms), l.fuel_per_ms \
+         FROM ladders l WHERE l.name = $1 RETURNING id",
+    )
+    .bind(new.ladder)
+    .bind(new.a_version)
+    .bind(new.b_version)
+    .bind(new.seed)
+    .bind(new.kind)
+    .bind(new.tournament_id)
+    .bind(new.priority)
+    .bind(now_ms())
+    .bind(new.budget.map(|b| column(b.turn_ms)))
+    .bind(new.budget.map(|b| column(b.bank_ms)))
+    .fetch_one(executor)
+    .await
+}
+
+/// Runs until `stop` turns true: claims matches one at a time, plays and
+/// records them; sleeps [`WorkerConfig::poll`] when the queue is empty. A
+/// match being played when `stop` turns true is abandoned at its next turn
+/// and put back in the queue without counting the attempt.
+pub async fn run(core: Core, config: WorkerConfig, stop: watch::Receiver<bool>) {
+    let (_never, drain) = watch::channel(false);
+    run_draining(core, config, drain, stop).await;
+}
+
+/// [`run`], which also returns once `drain` turns true and the match being
+/// played (if any) is recorded: the first half of a graceful stop, claiming
+/// nothing more and letting the running match finish. Turning `stop` true
+/// then abandons that match at its next turn, as in [`run`].
+pub async fn run_draining(
+    core: Core,
+    config: WorkerConfig,
+    mut drain: watch::Receiver<bool>,
+    mut stop: watch::Receiver<bool>,
+) {
+    tracing::debug!(worker = %config.id, lease_ms = config.lease.as_millis(), "worker started");
+    // The match just played, to record once the next one is claimed, and
+    // the recording under way: recording a match overlaps playing the next
+    // (at most one of each, so a worker holds at most two claims).
+    let mut played: Option<(Claimed, Result<Played, WorkerError>)> = None;
+    let mut recording: Option<tokio::task::JoinHandle<()>> = None;
+    loop {
+        if *stop.borrow() || *drain.borrow() {
+            break;
+        }
+        // Registered before looking at the queue, so a wake-up between the
+        // look and the sleep is not lost.
+        let woken = WAKE.notified();
+        let next = claim(&core, &config).await;
+        if let Some((claimed, outcome)) = played.take() {
+            if let Some(previous) = recording.take() {
+                let _ = previous.await;
+            }
+            recording = Some(tokio::spawn(finish(core.clone(), config.clone(), claimed, outcome)));
+        }
+        match next {
+            Ok(Some(claimed)) => {
+                let outcome = play(&core, &config, &claimed, &mut stop).await;
+                played = Some((claimed, outcome));
+                continue;
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!(worker = %config.id, %error, "cannot claim a match"),
+        }
+        tokio::select! {
+            _ = stop.wait_for(|stop| *stop) => break,
+            _ = drain.wait_for(|drain| *drain) => break,
+            _ = woken => {}
+            _ = tokio::time::sleep(config.poll) => {}
+        }
+    }
+    if let Some(previous) = recording.take() {
+        let _ = previous.await;
+    }
+    if let Some((claimed, outcome)) = played.take() {
+        finish(core, config, claimed, outcome).await;
+    }
+}
+
+/// Workers of one process, started together and stopped gracefully.
+pub struct Workers {
+    tasks: tokio::task::JoinSet<()>,
+    drain: watch::Sender<bool>,
+    stop: watch::Sender<bool>,
+}
+
+impl Workers {
+    /// Starts `slots` workers with ids `PREFIX-PID-N`.
+    pub fn start(core: &Core, prefix: &str, slots: usize) -> Workers {
+        let (drain, drain_rx) = watch::channel(false);
+        let (stop, stop_rx) = watch::channel(false);
+        let mut tasks = tokio::task::JoinSet::new();
+        for n in 0..slots {
+            let config = WorkerConfig::new(format!("{prefix}-{}-{n}", std::process::id()));
+            tasks.spawn(run_draining(core.clone(), config, drain_rx.clone(), stop_rx.clone()));
+        }
+        Workers { tasks, drain, stop }
+    }
+
+    /// Stops them: nothing more is claimed, running matches may finish for
+    /// `grace`, the others are abandoned at their next turn and put back in
+    /// the queue without counting an attempt (a turn is bounded by its
+    /// fuel, so this ends soon after).
+    pub async fn stop(mut self, grace: Duration) {
+        let _ = self.drain.send(true);
+        tracing::info!(grace_ms = grace.as_millis(), "stopping: running matches may finish");
+        let tasks = &mut self.tasks;
+        let drained = tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} })
+            .await
+            .is_ok();
+        if !drained {
+            tracing::info!("grace period over: the matches still running go back to the queue");
+            let _ = self.stop.send(true);
+            while self.tasks.join_next().await.is_some() {}
+        }
+    }
+}
+
+/// Why a claimed match was not recorded.
+#[derive(Debug, thiserror::Error)]
+enum WorkerError {
+    /// The database failed; the claim is released if possible, else it
+    /// expires.
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+    /// The host failed: retry later, never score.
+    #[error("{0}")]
+    Host(String),
+    /// The match cannot ever be played as queued: fail it now.
+    #[error("{0}")]
+    Unplayable(String),
+    /// Another worker took the match over; nothing to write.
+    #[error("the lease was lost to another worker")]
+    LeaseLost,
+    /// The worker is stopping; the match goes back to the queue.
+    #[error("the worker is stopping")]
+    Stopped,
+}
+
+/// A match this worker holds.
+#[derive(Clone, Debug)]
+struct Claimed {
+    id: i64,
+    ladder: String,
+    a_version: i64,
+    b_version: i64,
+    seed: i64,
+    attempts: i64,
+    /// `None` for a row without one (the match cannot be played).
+    time: Option<TimeControl>,
+    /// Participant 0's and 1's module and bot name; `None` for a version
+    /// that does not exist.
+    modules: [Option<VersionModule>; 2],
+    /// When this worker claimed it.
+    claimed_at: Instant,
+    /// `ranked`, `challenge` or `tournament`: only ranked matches move
+    /// ratings.
+    kind: String,
+}
+
+/// What a claim returns: the match, its time control, and both versions'
+/// modules and bot names (scalar subqueries, so a claim is one statement).
+macro_rules! claim_returning {
+    () => {
+        "RETURNING id, ladder, a_version, b_version, seed, attempts, turn_ms, bank_ms, fuel_per_ms, \
+         (SELECT v.sha256 FROM versions v WHERE v.id = a_version), \
+         (SELECT b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = a_version), \
+         (SELECT v.sha256 FROM versions v WHERE v.id = b_version), \
+         (SELECT b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = b_version), \
+         error, kind"
+    };
+}
+
+/// What a claim writes in `error` when it takes a match over from a worker
+/// whose lease expired (and returns, so the claimer knows).
+const LEASE_EXPIRED: &str = "the previous attempt's worker stopped renewing its lease";
+
+/// The next queued match and the next expired one are each found in
+/// `matches_claim` order (no sort of the queue), and the first of the two
+/// taken.
+const CLAIM_SQLITE: &str = concat!(
+    "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
+     attempts = attempts + 1, started_ms = COALESCE(started_ms, $3), finished_ms = NULL, \
+     error = CASE WHEN status = 'running' THEN $4 ELSE error END \
+     WHERE id = (SELECT id FROM ( \
+         SELECT * FROM (SELECT id, priority FROM matches \
+           WHERE status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3) \
+           ORDER BY priority DESC, id LIMIT 1) \
+         UNION ALL \
+         SELECT * FROM (SELECT id, priority FROM matches \
+           WHERE status = 'running' AND lease_until_ms < $3 \
+           ORDER BY priority DESC, id LIMIT 1)) \
+       ORDER BY priority DESC, id LIMIT 1) ",
+    claim_returning!()
+);
+
+const CLAIM_POSTGRES: &str = concat!(
+    "UPDATE matches SET status = 'running', claimed_by = $1, lease_until_ms = $2, \
+     attempts = attempts + 1, started_ms = COALESCE(started_ms, $3), finished_ms = NULL, \
+     error = CASE WHEN status = 'running' THEN $4 ELSE error END \
+     WHERE id = (SELECT id FROM matches \
+       WHERE (status = 'queued' AND (lease_until_ms IS NULL OR lease_until_ms <= $3)) \
+          OR (status = 'running' AND lease_until_ms < $3) \
+       ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED) ",
+    claim_returning!()
+);
+
+/// Claims the next match. A match whose attempts would exceed the limit is
+/// marked `failed` at once and the next one is tried. The lease runs from
+/// when the database connection is held, not from before a wait for one.
+async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sqlx::Error> {
+    let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
+    loop {
+        // One statement, atomic on its own: SQLite takes the write lock for
+        // an UPDATE before it reads, PostgreSQL skips rows others hold.
+        let sql = match core.db.backend {
+            Backend::Sqlite => CLAIM_SQLITE,
+            Backend::Postgres => CLAIM_POSTGRES,
+        };
+        let mut connection = core.db.write_connection().await?;
+        let now = now_ms();
+        let row = sqlx::query(sql)
+            .bind(&config.id)
+            .bind(now.saturating_add(lease_ms))
+            .bind(now)
+            .bind(LEASE_EXPIRED)
+            .fetch_optional(&mut *connection)
+            .await?;
+        drop(connection);
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let module = |version: usize, sha: usize, name: usize| -> Result<Option<VersionModule>, sqlx::Error> {
+            Ok(
+                match (
+                    row.try_get::<Option<String>, _>(sha)?,
+                    row.try_get::<Option<String>, _>(name)?,
+                ) {
+                    (Some(sha256), Some(name)) => Some(VersionModule {
+                        id: row.try_get(version)?,
+                        sha256,
+                        name,
+                    }),
+                    _ => None,
+                },
+            )
+        };
+        let claimed = Claimed {
+            id: row.try_get(0)?,
+            ladder: row.try_get(1)?,
+            a_version: row.try_get(2)?,
+            b_version: row.try_get(3)?,
+            seed: row.try_get(4)?,
+            attempts: row.try_get(5)?,
+            time: TimeControl::from_columns(row.try_get(6)?, row.try_get(7)?, row.try_get(8)?),
+            modules: [module(2, 9, 10)?, module(3, 11, 12)?],
+            claimed_at: Instant::now(),
+            kind: row.try_get(14)?,
+        };
+        let took_over = row.try_get::<Option<String>, _>(13)?.as_deref() == Some(LEASE_EXPIRED);
+        if claimed.attempts <= config.max_attempts {
+            if claimed.attempts > 1 {
+                tracing::info!(
+                    worker = %config.id, id = claimed.id, attempt = claimed.attempts, took_over,
+                    "retrying a match whose previous attempt did not finish"
+                );
+            }
+            core.metrics.match_started(&claimed.ladder, claimed.attempts, took_over);
+            core.events.send(Event::MatchStarted {
+                id: claimed.id,
+                ladder: claimed.ladder.clone(),
+            });
+            return Ok(Some(claimed));
+        }
+        // Every attempt so far lost its worker (or failed): give up. (Were
+        // this worker to die first, the claim would expire and the next
+        // claimer would give up instead.)
+        let error = format!(
+            "given up after {} attempts: the worker playing it stopped renewing its lease",
+            config.max_attempts
+        );
+        sqlx::query(
+            "UPDATE matches SET status = 'failed', attempts = attempts - 1, claimed_by = NULL, \
+             lease_until_ms = NULL, finished_ms = $2, error = $3 WHERE id = $1 AND claimed_by = $4",
+        )
+        .bind(claimed.id)
+        .bind(now)
+        .bind(&error)
+        .bind(&config.id)
+        .execute(&mut *core.db.write_connection().await?)
+        .await?;
+        tracing::warn!(worker = %config.id, id = claimed.id, "{error}");
+        ended(core, &claimed, false);
+    }
+}
+
+/// Counts a match that ended `finished` (else `failed`) and tells the
+/// watchers.
+fn ended(core: &Core, claimed: &Claimed, finished: bool) {
+    if finished {
+        core.metrics
+            .match_finished(&claimed.ladder, claimed.claimed_at.elapsed());
+    } else {
+        core.metrics.match_failed(&claimed.ladder);
+    }
+    core.events.send(Event::MatchFinished {
+        id: claimed.id,
+        ladder: claimed.ladder.clone(),
+        status: if finished { "finished" } else { "failed" }.to_string(),
+    });
+}
+
+/// Records a played match (or gives it back, or fails it), and deals with
+/// every way that can fail.
+async fn finish(core: Core, config: WorkerConfig, claimed: Claimed, played: Result<Played, WorkerError>) {
+    let (core, config) = (&core, &config);
+    let id = claimed.id;
+    let outcome = match played {
+        Ok(played) => record(core, config, &claimed, played).await,
+        Err(error) => Err(error),
+    };
+    match outcome {
+        Ok(true) => {
+            tracing::debug!(worker = %config.id, id, "match recorded");
+            ended(core, &claimed, true);
+        }
+        Ok(false) => {
+            tracing::warn!(worker = %config.id, id, "match was taken over by another worker; result dropped");
+        }
+        Err(WorkerError::LeaseLost) => {
+            tracing::warn!(worker = %config.id, id, "lease lost while playing; match abandoned to its new holder");
+        }
+        Err(WorkerError::Stopped) => {
+            if let Err(error) = release_unplayed(&core.db, config, id).await {
+                tracing::warn!(worker = %config.id, id, %error, "cannot put the match back; its lease will expire");
+            }
+        }
+        Err(WorkerError::Unplayable(reason)) => match fail_now(&core.db, config, id, &reason).await {
+            Ok(()) => {
+                tracing::warn!(worker = %config.id, id, %reason, "match cannot be played; marked failed");
+                ended(core, &claimed, false);
+            }
+            Err(error) => tracing::warn!(worker = %config.id, id, %error, "cannot mark the match failed"),
+        },
+        Err(error @ (WorkerError::Host(_) | WorkerError::Db(_))) => {
+            let message = error.to_string();
+            match release_after_host_failure(&core.db, config, &claimed, &message).await {
+                Ok(Some(status)) if status == "failed" => {
+                    tracing::warn!(
+                        worker = %config.id, id, attempts = claimed.attempts, error = %message,
+                        "host failure on the last attempt; match marked failed (not rated)"
+                    );
+                    ended(core, &claimed, false);
+                }
+                Ok(Some(_)) => tracing::warn!(
+                    worker = %config.id, id, attempt = claimed.attempts, max = config.max_attempts, error = %message,
+                    "host failure; match released for a retry"
+                ),
+                Ok(None) => {
+                    tracing::warn!(worker = %config.id, id, error = %message, "host failure after the lease was lost")
+                }
+                Err(db) => tracing::warn!(
+                    worker = %config.id, id, error = %message, %db,
+                    "host failure and the claim cannot be released; it will expire"
+                ),
+            }
+        }
+    }
+}
+
+/// Gives the match back after a host failure: `queued` (claimable after
+/// `retry_delay × attempts`) or `failed` when this was the last attempt.
+/// Returns the new status, or `None` if the match was no longer ours. The
+/// delay runs from when the database connection is held.
+async fn release_after_host_failure(
+    db: &Db,
+    config: &WorkerConfig,
+    claimed: &Claimed,
+    error: &str,
+) -> Result<Option<String>, sqlx::Error> {
+    let mut connection = db.write_connection().await?;
+    let now = now_ms();
+    let delay = config
+        .retry_delay
+        .saturating_mul(u32::try_from(claimed.attempts.max(1)).unwrap_or(u32::MAX));
+    let not_before = now.saturating_add(i64::try_from(delay.as_millis()).unwrap_or(i64::MAX));
+    sqlx::query_scalar(
+        "UPDATE matches SET \
+           status = CASE WHEN attempts >= $3 THEN 'failed' ELSE 'queued' END, \
+           finished_ms = CASE WHEN attempts >= $3 THEN $4 ELSE NULL END, \
+           lease_until_ms = CASE WHEN attempts >= $3 THEN NULL ELSE $5 END, \
+           claimed_by = NULL, error = $6 \
+         WHERE id = $1 AND claimed_by = $2 AND status = 'running' RETURNING status",
+    )
+    .bind(claimed.id)
+    .bind(&config.id)
+    .bind(config.max_attempts)
+    .bind(now)
+    .bind(not_before)
+    .bind(error)
+    .fetch_optional(&mut *connection)
+    .await
+}
+
+/// Gives the match back without counting the attempt (the worker stops).
+async fn release_unplayed(db: &Db, config: &WorkerConfig, id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE matches SET status = 'queued', claimed_by = NULL, lease_until_ms = NULL, started_ms = NULL, \
+         attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END \
+         WHERE id = $1 AND claimed_by = $2 AND status = 'running'",
+    )
+    .bind(id)
+    .bind(&config.id)
+    .execute(&mut *db.write_connection().await?)
+    .await?;
+    Ok(())
+}
+
+/// Fails a match that can never be played as queued.
+async fn fail_now(db: &Db, config: &WorkerConfig, id: i64, reason: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE matches SET status = 'failed', claimed_by = NULL, lease_until_ms = NULL, finished_ms = $3, error = $4 \
+         WHERE id = $1 AND claimed_by = $2 AND status = 'running'",
+    )
+    .bind(id)
+    .bind(&config.id)
+    .bind(now_ms())
+    .bind(reason)
+    .execute(&mut *db.write_connection().await?)
+    .await?;
+    Ok(())
+}
+
+/// A finished match, its replay already in the blob store.
+struct Played {
+    played: PlayedMatch,
+    replay_sha256: String,
+}
+
+/// A version as the worker needs it.
+#[derive(Clone, Debug)]
+struct VersionModule {
+    id: i64,
+    sha256: String,
+    name: String,
+}
+
+/// Loads both modules, plays the match on a blocking thread while renewing
+/// the lease, and stores the replay.
+async fn play(
+    core: &Core,
+    config: &WorkerConfig,
+    claimed: &Claimed,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<Played, WorkerError> {
+    let variant: Variant = claimed
+        .ladder
+        .parse()
+        .map_err(|e| WorkerError::Unplayable(format!("ladder {}: {e}", claimed.ladder)))?;
+    let [Some(a), Some(b)] = claimed.modules.clone() else {
+        return Err(WorkerError::Unplayable(format!(
+            "version {} or {} does not exist",
+            claimed.a_version, claimed.b_version
+        )));
+    };
+    let versions = [a, b];
+    let time = claimed
+        .time
+        .ok_or_else(|| WorkerError::Unplayable(format!("match {} has no time control", claimed.id)))?;
+    let mut settings = MatchSettings::new(variant, u64::from_ne_bytes(claimed.seed.to_ne_bytes()));
+    settings.match_id = u64::try_from(claimed.id).unwrap_or_default();
+    settings.budget = time.budget();
+    settings.fuel_per_ms = Some(time.fuel_per_ms);
+
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (sandbox, blobs, events) = (core.sandbox.clone(), core.blobs.clone(), core.events.clone());
+    let (match_id, thread_cancel) = (claimed.id, cancel.clone());
+    let mut task = tokio::task::spawn_blocking(move || -> Result<Played, WorkerError> {
+        let mut bots = Vec::with_capacity(2);
+        for version in &versions {
+            // A module this worker has loaded before needs no blob read.
+            if let Some(module) = sandbox.cached(&version.sha256) {
+                bots.push(WasmBot::new(sandbox.clone(), module, version.name.clone()));
+                continue;
+            }
+            let wasm = blobs
+                .get(&version.sha256)
+                .map_err(|e| WorkerError::Host(format!("cannot read the module of version {}: {e}", version.id)))?
+                .ok_or_else(|| {
+                    WorkerError::Host(format!(
+                        "the module {} of version {} is missing from the blob store",
+                        version.sha256, version.id
+                    ))
+                })?;
+            let module = sandbox.load(&wasm).map_err(|e| {
+                let message = format!("cannot load the module of version {}: {e}", version.id);
+                if e.is_host_failure() {
+                    WorkerError::Host(message)
+                } else {
+                    WorkerError::Unplayable(message)
+                }
+            })?;
+            bots.push(WasmBot::new(sandbox.clone(), module, version.name.clone()));
+        }
+        let entrants: Vec<Cancellable<'_>> = bots
+            .iter()
+            .map(|bot| Cancellable {
+                inner: bot,
+                cancel: thread_cancel.clone(),
+            })
+            .collect();
+        let _playing = events.play(match_id);
+        let mut observe = |game: u8, progress: Progress<'_>| match progress {
+            Progress::Turn(turn) => {
+                let fault = turn.fault.map(|f| f.as_str());
+                events.turn(match_id, game, u8::from(turn.side), turn.action.as_deref(), fault);
+            }
+            Progress::Tick { record, state } => {
+                // The map every few ticks (and at the end): enough to watch.
+                let snapshot = (record.tick.is_multiple_of(LIVE_MAP_EVERY) || state.is_over())
+                    .then(|| serde_json::to_value(arbiter_referee::frames::live(state)).ok())
+                    .flatten();
+                events.tick(match_id, game, record.tick, snapshot);
+            }
+        };
+        let played = play_match_observed(&settings, [&entrants[0], &entrants[1]], &mut observe)
+            .map_err(|e| WorkerError::Host(format!("the referee could not play the match: {e}")))?;
+        let replay_sha256 = blobs
+            .put_zstd(&played.replay.to_json())
+            .map_err(|e| WorkerError::Host(format!("cannot store the replay: {e}")))?;
+        Ok(Played { played, replay_sha256 })
+    });
+
+    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + config.heartbeat, config.heartbeat);
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut abandoned: Option<WorkerError> = None;
+    loop {
+        tokio::select! {
+            joined = &mut task => {
+                let result = joined.map_err(|e| WorkerError::Host(format!("the match thread failed: {e}")))?;
+                return match (abandoned, result) {
+                    (None, result) => result,
+                    // Stopping, but the match was over before the next
+                    // turn: it is still ours to record.
+                    (Some(WorkerError::Stopped), Ok(played)) => Ok(played),
+                    (Some(reason), _) => Err(reason),
+                };
+            }
+            _ = heartbeat.tick(), if abandoned.is_none() => {
+                match renew(&core.db, config, claimed.id).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        cancel.store(true, Ordering::Relaxed);
+                        abandoned = Some(WorkerError::LeaseLost);
+                    }
+                    Err(error) => tracing::warn!(worker = %config.id, id = claimed.id, %error, "cannot renew the lease"),
+                }
+            }
+            changed = stop.changed(), if abandoned.is_none() => {
+                if changed.is_err() || *stop.borrow() {
+                    cancel.store(true, Ordering::Relaxed);
+                    abandoned = Some(WorkerError::Stopped);
+                }
+            }
+        }
+    }
+}
+
+/// Extends this worker's lease, from when the database connection is held;
+/// false if the match is no longer ours.
+async fn renew(db: &Db, config: &WorkerConfig, id: i64) -> Result<bool, sqlx::Error> {
+    let mut connection = db.write_connection().await?;
+    let until = now_ms().saturating_add(i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX));
+    let done =
+        sqlx::query("UPDATE matches SET lease_until_ms = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'running'")
+            .bind(until)
+            .bind(id)
+            .bind(&config.id)
+            .execute(&mut *connection)
+            .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// An entrant whose players give up (as a host failure, never scored) once
+/// `cancel` is set: how an abandoned match stops at its next turn.
+struct Cancellable<'a> {
+    inner: &'a dyn Entrant,
+    cancel: Arc<AtomicBool>,
+}
+
+const ABANDONED: &str = "match abandoned by its worker";
+
+impl Entrant for Cancellable<'_> {
+    fn info(&self) -> EntrantInfo {
+        self.inner.info()
+    }
+
+    fn spawn(&self, setup: &GameSetup) -> Result<Box<dyn Player>, SpawnError> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(SpawnError::Host(ABANDONED.to_string()));
+        }
+        Ok(Box::new(CancellablePlayer {
+            inner: self.inner.spawn(setup)?,
+            cancel: self.cancel.clone(),
+        }))
+    }
+}
+
+struct CancellablePlayer {
+    inner: Box<dyn Player>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Player for CancellablePlayer {
+    fn turn(&mut self, request: &str, budget_us: u64) -> Result<Answer, TurnError> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(TurnError {
+                fault: Fault::Host(ABANDONED.to_string()),
+                spent: Default::default(),
+            });
+        }
+        self.inner.turn(request, budget_us)
+    }
+
+    fn stderr(&self) -> Vec<u8> {
+        self.inner.stderr()
+    }
+}
+
+/// The `reasons` column: each game's finish reason and who faulted.
+fn reasons_json(played: &PlayedMatch) -> String {
+    let games: Vec<serde_json::Value> = played
+        .replay
+        .games
+        .iter()
+        .map(|game| {
+            let faulted_side = game.faulted.map(Side::index);
+            serde_json::json!({
+                "game": game.index,
+                "reason": game.reason.as_str(),
+                "faulted_side": faulted_side,
+                "faulted_participant": faulted_side.and_then(|side| game.sides.get(side).copied()),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(games).to_string()
+}
+
+/// Writes the result, the logs and the rating change in one transaction,
+/// guarded by this worker's claim. Ok(false): the claim was gone, nothing
+/// was written.
+///
+/// Six statements on the usual path, whatever the match: the database's
+/// round trips are most of what the ladder adds to playing a match.
+async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: Played) -> Result<bool, WorkerError> {
+    let Played { played, replay_sha256 } = played;
+    let result = &played.replay.result;
+    let winner = result.winner.map(i64::from);
+    let outcome = Outcome::from_winner(winner);
+    let now = now_ms();
+    let mut tx = core.db.begin_write().await?;
+    // Both ratings are read (and on PostgreSQL locked) first, so the match
+    // row is written once, with its result and its rating change. Only the
+    // ladder's own matches move ratings: a challenge or a tournament may
+    // pit bots whose owners never agreed to it (ladder.md).
+    let change = if claimed.kind == "ranked" && claimed.a_version != claimed.b_version {
+        let [a, b] = lock_ratings(
+            &core.db,
+            &mut tx,
+            [claimed.a_version, claimed.b_version],
+            &claimed.ladder,
+        )
+        .await?;
+        let (a_after, b_after) = core.rating.update(a, b, outcome);
+        Some(([a, b], [a_after, b_after]))
+    } else {
+        None
+    };
+    let sql = match (core.db.backend, change.is_some()) {
+        (_, false) => RECORD_UNRATED,
+        (Backend::Sqlite, true) => RECORD_RATED_SQLITE,
+        (Backend::Postgres, true) => RECORD_RATED_POSTGRES,
+    };
+    let before = change.map(|(before, _)| before);
+    let after = change.map(|(_, after)| after);
+    let finished = sqlx::query(sql)
+        .bind(claimed.id)
+        .bind(&config.id)
+        .bind(now)
+        .bind(winner)
+        .bind(i64::from(result.totals[0]))
+        .bind(i64::from(result.totals[1]))
+        .bind(reasons_json(&played))
+        .bind(&replay_sha256)
+        .bind(before.map(|r| r[0].rating))
+        .bind(after.map(|r| r[0].rating))
+        .bind(before.map(|r| r[1].rating))
+        .bind(after.map(|r| r[1].rating))
+        .bind(after.map(|r| r[0].deviation))
+        .bind(after.map(|r| r[1].deviation))
+        .execute(&mut *tx)
+        .await?;
+    if finished.rows_affected() == 0 {
+        tx.rollback().await?;
+        return Ok(false);
+    }
+    // `logs[participant][game]`: four rows, one statement.
+    let [[a0, a1], [b0, b1]] = &played.logs;
+    sqlx::query(
+        "INSERT INTO match_logs (match_id, participant, game, stderr) \
+         VALUES ($1, 0, 0, $2), ($1, 0, 1, $3), ($1, 1, 0, $4), ($1, 1, 1, $5)",
+    )
+    .bind(claimed.id)
+    .bind(String::from_utf8_lossy(a0).into_owned())
+    .bind(String::from_utf8_lossy(a1).into_owned())
+    .bind(String::from_utf8_lossy(b0).into_owned())
+    .bind(String::from_utf8_lossy(b1).into_owned())
+    .execute(&mut *tx)
+    .await?;
+    if let Some(after) = after {
+        let (a_wdl, b_wdl) = match outcome {
+            Outcome::Win => ([1, 0, 0], [0, 0, 1]),
+            Outcome::Draw => ([0, 1, 0], [0, 1, 0]),
+            Outcome::Loss => ([0, 0, 1], [1, 0, 0]),
+        };
+        // Both rows in one statement.
+        sqlx::query(
+            "UPDATE ratings SET \
+               rating = CASE WHEN version_id = $1 THEN $3 ELSE $4 END, \
+               deviation = CASE WHEN version_id = $1 THEN $5 ELSE $6 END, \
+               volatility = CASE WHEN version_id = $1 THEN $7 ELSE $8 END, \
+               wins = wins + CASE WHEN version_id = $1 THEN $9 ELSE $12 END, \
+               draws = draws + CASE WHEN version_id = $1 THEN $10 ELSE $13 END, \
+               losses = losses + CASE WHEN version_id = $1 THEN $11 ELSE $14 END, \
+               last_played_ms = $15 \
+             WHERE ladder = $16 AND version_id IN ($1, $2)",
+        )
+        .bind(claimed.a_version)
+        .bind(claimed.b_version)
+        .bind(after[0].rating)
+        .bind(after[1].rating)
+        .bind(after[0].deviation)
+        .bind(after[1].deviation)
+        .bind(after[0].volatility)
+        .bind(after[1].volatility)
+        .bind(a_wdl[0])
+        .bind(a_wdl[1])
+        .bind(a_wdl[2])
+        .bind(b_wdl[0])
+        .bind(b_wdl[1])
+        .bind(b_wdl[2])
+        .bind(now)
+        .bind(&claimed.ladder)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Finishes a match, guarded by the claim, with its rating change (`$9` to
+/// `$14`, NULL when unrated). `rated_seq` orders rated matches as their
+/// rating changes were applied: on SQLite `MAX + 1` under the write lock (no
+/// gaps), on PostgreSQL the `rating_seq` sequence.
+macro_rules! record {
+    ($rated:literal, $seq:literal) => {
+        concat!(
+            "UPDATE matches SET status = 'finished', finished_ms = $3, winner = $4, score_a = $5, score_b = $6, \
+             reasons = $7, replay_sha256 = $8, lease_until_ms = NULL, error = NULL, rated = ",
+            $rated,
+            ", rated_seq = ",
+            $seq,
+            ", a_before = $9, a_after = $10, b_before = $11, b_after = $12, a_rd_after = $13, b_rd_after = $14 \
+             WHERE id = $1 AND claimed_by = $2 AND status = 'running'"
+        )
+    };
+}
+
+/// Not rated: a version against itself, a challenge or a tournament.
+const RECORD_UNRATED: &str = record!("0", "NULL");
+const RECORD_RATED_SQLITE: &str = record!("1", "(SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM matches)");
+const RECORD_RATED_POSTGRES: &str = record!("1", "nextval('rating_seq')");
+
+/// Both versions' ratings on a ladder, created with the defaults if
+/// missing (an active version has its rows already: one statement on the
+/// usual path), and locked until the transaction ends (`FOR UPDATE`, in
+/// version order so two recorders never wait on each other in a cycle, on
+/// PostgreSQL; the write lock on SQLite).
+async fn lock_ratings(
+    db: &Db,
+    tx: &mut AnyConnection,
+    versions: [i64; 2],
+    ladder: &str,
+) -> Result<[Rating; 2], sqlx::Error> {
+    let sql = match db.backend {
+        Backend::Sqlite => {
+            "SELECT version_id, rating, deviation, volatility FROM ratings \
+             WHERE ladder = $3 AND version_id IN ($1, $2) ORDER BY version_id"
+        }
+        Backend::Postgres => {
+            "SELECT version_id, rating, deviation, volatility FROM ratings \
+             WHERE ladder = $3 AND version_id IN ($1, $2) ORDER BY version_id FOR UPDATE"
+        }
+    };
+    for first in [true, false] {
+        let rows = sqlx::query(sql)
+            .bind(versions[0])
+            .bind(versions[1])
+            .bind(ladder)
+            .fetch_all(&mut *tx)
+            .await?;
+        let mut found = [None, None];
+        for row in &rows {
+            let version: i64 = row.try_get(0)?;
+            let rating = Rating {
+                rating: row.try_get(1)?,
+                deviation: row.try_get(2)?,
+                volatility: row.try_get(3)?,
+            };
+            for (slot, wanted) in found.iter_mut().zip(versions) {
+                if wanted == version {
+                    *slot = Some(rating);
+                }
+            }
+        }
+        if let [Some(a), Some(b)] = found {
+            return Ok([a, b]);
+        }
+        if first {
+            for version in versions {
+                crate::ratings::ensure_row(tx, version, ladder).await?;
+            }
+        }
+    }
+    Err(sqlx::Error::RowNotFound)
+}
