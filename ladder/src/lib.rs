@@ -35,6 +35,7 @@ pub mod events;
 pub mod house;
 pub mod ladders;
 pub mod metrics;
+pub mod model;
 pub mod ratings;
 pub mod sandbox;
 pub mod scheduler;
