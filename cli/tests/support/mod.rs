@@ -42,12 +42,15 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+#[path = "../../../ladder/tests/support/pg.rs"]
+mod pg;
+#[allow(unused_imports, reason = "each test binary uses a part of the PostgreSQL helper")]
+pub use pg::{PgDatabase, TEST_PG_URL, with_database};
+
 /// The password [`TestServer::signup`] gives every user.
 pub const PASSWORD: &str = "correct horse battery staple";
 /// How long a server may take to print `listening on`.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(120);
-/// The environment variable naming a PostgreSQL server for tests.
-pub const TEST_PG_URL: &str = "TEST_PG_URL";
 
 /// The backends every cross-backend test runs on: SQLite always, PostgreSQL
 /// when `TEST_PG_URL` is set.
@@ -383,79 +386,6 @@ fn collect_lines(
             lock(&output).push(line);
         }
     });
-}
-
-/// A database of its own on the `TEST_PG_URL` server, dropped with it.
-pub struct PgDatabase {
-    admin_url: String,
-    name: String,
-    /// Its connection URL.
-    pub url: String,
-}
-
-impl PgDatabase {
-    /// Creates a fresh database on the `TEST_PG_URL` server (panics without
-    /// one).
-    pub async fn create() -> PgDatabase {
-        use sqlx::Connection;
-        let admin_url = std::env::var(TEST_PG_URL).expect("Backend::Postgres needs TEST_PG_URL");
-        let mut bytes = [0u8; 8];
-        getrandom::fill(&mut bytes).expect("randomness");
-        let name = format!(
-            "arbiter_test_{}",
-            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        );
-        let mut admin = sqlx::PgConnection::connect(&admin_url)
-            .await
-            .unwrap_or_else(|e| panic!("cannot connect to TEST_PG_URL: {e}"));
-        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .execute(&mut admin)
-            .await
-            .unwrap_or_else(|e| panic!("cannot create database {name}: {e}"));
-        let _ = admin.close().await;
-        let url = with_database(&admin_url, &name);
-        PgDatabase { admin_url, name, url }
-    }
-}
-
-impl Drop for PgDatabase {
-    fn drop(&mut self) {
-        let (admin_url, name) = (self.admin_url.clone(), self.name.clone());
-        // Drop runs inside the test's runtime: use a runtime of our own on a
-        // thread of our own.
-        let dropped = std::thread::spawn(move || {
-            use sqlx::Connection;
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .ok()?;
-            runtime.block_on(async {
-                let mut admin = sqlx::PgConnection::connect(&admin_url).await.ok()?;
-                let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-                sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut admin).await.ok()?;
-                admin.close().await.ok()
-            })
-        });
-        let _ = dropped.join();
-    }
-}
-
-/// `postgres://u@h:p/old?x=y` with the database `name`: `postgres://u@h:p/name?x=y`.
-pub fn with_database(url: &str, name: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((base, query)) => (base, Some(query)),
-        None => (url, None),
-    };
-    let authority_start = base.find("://").map_or(0, |i| i + 3);
-    let authority_end = base[authority_start..]
-        .find('/')
-        .map_or(base.len(), |i| authority_start + i);
-    let mut out = format!("{}/{name}", &base[..authority_end]);
-    if let Some(query) = query {
-        out.push('?');
-        out.push_str(query);
-    }
-    out
 }
 
 /// An HTTP client of one test user: a cookie jar (shared by its clones),
