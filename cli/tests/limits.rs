@@ -194,7 +194,7 @@ async fn unfinished_requests_are_not_held_open() {
     eprintln!("unfinished headers closed after {header_wait:?}; stalled body answered after {body_wait:?}");
     let header_limit = arbiter_http::server::HEADER_READ_TIMEOUT + Duration::from_secs(5);
     assert!(header_wait < header_limit, "headers held {header_wait:?}");
-    let body_limit = arbiter_http::api::BODY_TIMEOUT + Duration::from_secs(5);
+    let body_limit = arbiter_http::middleware::BODY_TIMEOUT + Duration::from_secs(5);
     assert!(body_wait < body_limit, "body held {body_wait:?}");
     assert!(
         answer.is_empty() || answer.starts_with("HTTP/1.1 4"),

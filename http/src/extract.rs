@@ -7,11 +7,16 @@ use crate::error::ApiError;
 use crate::server::AppState;
 use arbiter_ladder::auth::{self, CSRF_HEADER, Caller, SESSION_COOKIE, SESSION_MS};
 use arbiter_ladder::error::Error;
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
+use axum::http::StatusCode;
 use axum::http::header::{AUTHORIZATION, HeaderMap, HeaderValue, SET_COOKIE};
 use axum::http::request::Parts;
 use axum::response::{IntoResponseParts, ResponseParts};
 use axum_extra::extract::CookieJar;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
 
@@ -173,6 +178,76 @@ pub fn client_address(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> 
         }
     }
     client
+}
+
+/// A JSON request body whose rejections are [`ApiError`]s: 413 over the body
+/// limit, 400 for anything else (wrong content type, bad syntax, missing or
+/// mistyped fields), each saying what was wrong.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct JsonBody<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<JsonBody<T>, ApiError> {
+        match Json::<T>::from_request(request, state).await {
+            Ok(Json(value)) => Ok(JsonBody(value)),
+            Err(rejection) => Err(json_rejection(&rejection)),
+        }
+    }
+}
+
+/// The [`ApiError`] for a refused JSON body.
+pub fn json_rejection(rejection: &JsonRejection) -> ApiError {
+    match rejection {
+        JsonRejection::MissingJsonContentType(_) => ApiError(Error::Invalid(
+            "send the body as JSON with `Content-Type: application/json`".into(),
+        )),
+        _ if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => ApiError(Error::TooLarge(format!(
+            "the request body is over the limit of {} KiB",
+            crate::router::MAX_BODY_BYTES / 1024
+        ))),
+        _ => ApiError(Error::Invalid(format!("bad JSON body: {}", rejection.body_text()))),
+    }
+}
+
+/// A JSON body that may be absent (an empty body reads as `T::default()`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OptionalJsonBody<T>(pub T);
+
+impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalJsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<OptionalJsonBody<T>, ApiError> {
+        let bytes = axum::body::Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError(Error::TooLarge(format!(
+                        "the request body is over the limit of {} KiB",
+                        crate::router::MAX_BODY_BYTES / 1024
+                    )))
+                } else {
+                    ApiError(Error::Invalid(format!(
+                        "cannot read the body: {}",
+                        rejection.body_text()
+                    )))
+                }
+            })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(OptionalJsonBody(T::default()));
+        }
+        serde_json::from_slice(&bytes)
+            .map(OptionalJsonBody)
+            .map_err(|e| ApiError(Error::Invalid(format!("bad JSON body: {e}"))))
+    }
+}
+
+/// A body that may carry the CSRF token.
+#[derive(Debug, Default, Deserialize)]
+pub struct CsrfField {
+    /// The session's CSRF token.
+    pub csrf: Option<String>,
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@
 pub mod api;
 pub mod error;
 pub mod extract;
+pub mod middleware;
+pub mod router;
 pub mod server;
 pub mod site;
 pub mod upload_form;

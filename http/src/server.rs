@@ -147,7 +147,7 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
         config: Arc::new(config),
         streams: crate::api::events::Streams::default(),
     };
-    let app = crate::api::router(state);
+    let app = crate::router::app(state);
     println!("listening on http://{address}");
     let (http_stop_tx, http_stop) = watch::channel(false);
     let mut http = tokio::spawn(serve_http(listener, app, http_stop));

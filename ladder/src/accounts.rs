@@ -8,8 +8,9 @@ use crate::auth::{
     self, create_session, end_session, hash_password, rate_limit, rate_limit_event, sweep_sessions, verify_password,
 };
 use crate::core::Core;
-use crate::db::now_ms;
+use crate::db::{Db, now_ms};
 use crate::error::{Error, Result};
+use crate::model::UserId;
 use serde::Deserialize;
 use sqlx::Row;
 use std::sync::OnceLock;
@@ -232,6 +233,35 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| Error::Internal(format!("a blocking task failed: {e}")))
+}
+
+/// A user as anyone may see them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Profile {
+    /// Their id.
+    pub id: UserId,
+    /// Their name as they chose it.
+    pub name: String,
+    /// When they signed up (ms since the epoch).
+    pub created_ms: i64,
+    /// Whether this is the house account (owner of the house bots).
+    pub house: bool,
+}
+
+/// The public profile of the user called `name` (any case); 404 if none.
+pub async fn profile(db: &Db, name: &str) -> Result<Profile> {
+    let row: Option<(i64, String, i64, i64)> =
+        sqlx::query_as("SELECT id, name, created_ms, is_house FROM users WHERE name_key = $1")
+            .bind(name_key(name))
+            .fetch_optional(&db.pool)
+            .await?;
+    let (id, name, created_ms, house) = row.ok_or_else(|| Error::not_found("user"))?;
+    Ok(Profile {
+        id: UserId(id),
+        name,
+        created_ms,
+        house: house != 0,
+    })
 }
 
 #[cfg(test)]

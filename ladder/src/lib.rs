@@ -25,6 +25,7 @@
 pub mod accounts;
 pub mod auth;
 pub mod blobs;
+pub mod bots;
 pub mod challenges;
 pub mod check;
 pub mod core;
@@ -34,6 +35,8 @@ pub mod error;
 pub mod events;
 pub mod house;
 pub mod ladders;
+pub mod leaderboard;
+pub mod matches;
 pub mod metrics;
 pub mod model;
 pub mod ratings;

@@ -1,11 +1,20 @@
 //! Round-robin tournaments as a step of the ladder: a tournament, its
 //! entries and all its matches are written in one transaction, so a failure
 //! half-way leaves nothing behind. Tournament matches are never rated.
+//!
+//! Reading: [`list`] and [`detail`] are the one tournament list and the one
+//! tournament-with-results the API and the site share.
 
 use crate::challenges::{active_version, random_seed};
 use crate::core::Core;
+use crate::crosstable::{self, Crosstable};
+use crate::db::Db;
 use crate::db::now_ms;
 use crate::error::{Error, Result};
+use crate::model::TournamentId;
+use sqlx::Row;
+use sqlx::any::AnyRow;
+use std::collections::BTreeMap;
 
 /// Queue priority of tournament matches.
 pub const TOURNAMENT_PRIORITY: i64 = 5;
@@ -119,4 +128,144 @@ pub async fn create(core: &Core, user_id: i64, body: &TournamentRequest) -> Resu
     tx.commit().await?;
     crate::worker::wake_workers();
     Ok(Created { id, matches })
+}
+
+/// Most tournaments [`list`] returns.
+pub const LIST_LIMIT: i64 = 100;
+
+/// A tournament as the tournament list shows it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Tournament {
+    /// Its id.
+    pub id: TournamentId,
+    /// Its name.
+    pub name: String,
+    /// The ladder its entries play on.
+    pub ladder: String,
+    /// Its creator's name.
+    pub owner: String,
+    /// Matches per pair of entrants.
+    pub matches_per_pair: i64,
+    /// When it was created, Unix ms.
+    pub created_ms: i64,
+}
+
+/// The columns [`tournament_from`] reads, with `t` the tournaments table
+/// and `u` its owner.
+const TOURNAMENT_COLUMNS: &str = "t.id, t.name, t.ladder, u.name, t.matches_per_pair, t.created_ms";
+
+/// Reads a row of [`TOURNAMENT_COLUMNS`].
+fn tournament_from(row: &AnyRow) -> Result<Tournament> {
+    Ok(Tournament {
+        id: TournamentId(row.try_get(0)?),
+        name: row.try_get(1)?,
+        ladder: row.try_get(2)?,
+        owner: row.try_get(3)?,
+        matches_per_pair: row.try_get(4)?,
+        created_ms: row.try_get(5)?,
+    })
+}
+
+/// The newest [`LIST_LIMIT`] tournaments, newest first: the one list the API
+/// and the tournaments page share.
+pub async fn list(db: &Db) -> Result<Vec<Tournament>> {
+    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "SELECT {TOURNAMENT_COLUMNS} FROM tournaments t JOIN users u ON u.id = t.owner_id ORDER BY t.id DESC LIMIT $1"
+    )))
+    .bind(LIST_LIMIT)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter().map(tournament_from).collect()
+}
+
+/// Tournament `id`, if it exists.
+pub async fn get(db: &Db, id: TournamentId) -> Result<Option<Tournament>> {
+    let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "SELECT {TOURNAMENT_COLUMNS} FROM tournaments t JOIN users u ON u.id = t.owner_id WHERE t.id = $1"
+    )))
+    .bind(id.0)
+    .fetch_optional(&db.pool)
+    .await?;
+    row.as_ref().map(tournament_from).transpose()
+}
+
+/// A tournament's header as `/api/tournaments/{id}` shows it: what it is and
+/// how far it got.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Progress {
+    /// Its id.
+    pub id: TournamentId,
+    /// Its name.
+    pub name: String,
+    /// The ladder its entries play on.
+    pub ladder: String,
+    /// Matches per pair of entrants.
+    pub matches_per_pair: i64,
+    /// Its matches, all statuses.
+    pub matches: usize,
+    /// Its finished matches.
+    pub finished: usize,
+}
+
+/// One entrant's standing.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Standing {
+    /// The entrant's bot name.
+    pub bot: String,
+    /// Its points (1 a win, ½ a draw) from finished matches.
+    pub points: f64,
+    /// Its finished matches.
+    pub matches: i64,
+}
+
+/// A tournament with its results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Detail {
+    /// The tournament.
+    pub tournament: Tournament,
+    /// Its results, from its finished matches.
+    pub table: Crosstable,
+}
+
+impl Detail {
+    /// What it is and how far it got.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            id: self.tournament.id,
+            name: self.tournament.name.clone(),
+            ladder: self.tournament.ladder.clone(),
+            matches_per_pair: self.tournament.matches_per_pair,
+            matches: self.table.matches,
+            finished: self.table.finished,
+        }
+    }
+
+    /// Entrants by points, then by name (case-insensitively); entrants
+    /// without a finished match included.
+    pub fn standings(&self) -> Vec<Standing> {
+        self.table
+            .standings()
+            .into_iter()
+            .map(|(bot, points, matches)| Standing { bot, points, matches })
+            .collect()
+    }
+
+    /// `crosstable[a][b]`: the points of `a` against `b`, for every pair
+    /// that finished a match.
+    pub fn crosstable(&self) -> BTreeMap<&str, BTreeMap<&str, f64>> {
+        let mut cross: BTreeMap<&str, BTreeMap<&str, f64>> = BTreeMap::new();
+        for ((a, b), points) in &self.table.cross {
+            cross.entry(a.as_str()).or_default().insert(b.as_str(), *points);
+        }
+        cross
+    }
+}
+
+/// Tournament `id` with its results, if it exists.
+pub async fn detail(db: &Db, id: TournamentId) -> Result<Option<Detail>> {
+    let Some(tournament) = get(db, id).await? else {
+        return Ok(None);
+    };
+    let table = crosstable::crosstable(&db.pool, id.0).await?;
+    Ok(Some(Detail { tournament, table }))
 }

@@ -80,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .await
                     .with_context(|| format!("cannot listen on {address} for metrics"))?;
                 println!("metrics on http://{}/metrics", listener.local_addr()?);
-                let app = arbiter_http::api::metrics_router(core.clone());
+                let app = arbiter_http::router::metrics_router(core.clone());
                 Some(tokio::spawn(serve_http(listener, app, stop.clone())))
             }
             None => None,

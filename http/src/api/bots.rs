@@ -1,19 +1,21 @@
-//! Bots and versions: upload, list, inspect, retire.
+//! Bots and versions: upload, list, inspect, retire; the JSON face of
+//! [`arbiter_ladder::bots`] and [`arbiter_ladder::uploads`].
 
-use crate::api::accounts::OptionalJsonBody;
 use crate::error::{ApiError, ApiResult};
+use crate::extract::OptionalJsonBody;
 use crate::extract::{MaybeCaller, sent_csrf};
 use crate::server::AppState;
 use crate::upload_form::read_upload;
 use arbiter_ladder::auth::Caller;
+use arbiter_ladder::bots;
 use arbiter_ladder::error::Error;
+use arbiter_ladder::model::{UserId, VersionId, VersionStatus};
 use arbiter_ladder::uploads;
 use axum::extract::{Multipart, Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{Value, json};
-use sqlx::Row;
 
 use crate::upload_form::FORM_OVERHEAD;
 
@@ -59,7 +61,7 @@ async fn upload(
             "bot": {"id": uploaded.bot_id, "name": uploaded.name},
             "version": {
                 "id": uploaded.version_id, "number": uploaded.number, "sha256": uploaded.sha256,
-                "status": "checking", "ladders": uploaded.ladders,
+                "status": VersionStatus::Checking, "ladders": uploaded.ladders,
             },
         })),
     ))
@@ -67,44 +69,8 @@ async fn upload(
 
 /// `GET /api/bots`: every bot with its active version.
 async fn list(State(state): State<AppState>) -> ApiResult<Json<Value>> {
-    let rows = sqlx::query(
-        "SELECT b.name, u.name, b.retired, \
-           (SELECT number FROM versions v WHERE v.bot_id = b.id AND v.status = 'active' ORDER BY number DESC LIMIT 1), \
-           (SELECT COUNT(*) FROM versions v WHERE v.bot_id = b.id) \
-         FROM bots b JOIN users u ON u.id = b.owner_id ORDER BY b.name_key LIMIT 1000",
-    )
-    .fetch_all(&state.core.db.pool)
-    .await?;
-    let mut bots = Vec::with_capacity(rows.len());
-    for row in rows {
-        bots.push(json!({
-            "name": row.try_get::<String, _>(0)?,
-            "owner": row.try_get::<String, _>(1)?,
-            "retired": row.try_get::<i64, _>(2)? != 0,
-            "active_version": row.try_get::<Option<i64>, _>(3)?,
-            "versions": row.try_get::<i64, _>(4)?,
-        }));
-    }
+    let bots = bots::list(&state.core.db).await?;
     Ok(Json(json!({"ok": true, "bots": bots})))
-}
-
-/// One version as the API shows it; `stderr` only to the owner.
-fn version_json(row: &sqlx::any::AnyRow, owner_view: bool) -> Result<Value, sqlx::Error> {
-    let ladders: Value = serde_json::from_str(&row.try_get::<String, _>("ladders")?).unwrap_or(Value::Null);
-    let mut version = json!({
-        "id": row.try_get::<i64, _>("id")?,
-        "number": row.try_get::<i64, _>("number")?,
-        "sha256": row.try_get::<String, _>("sha256")?,
-        "status": row.try_get::<String, _>("status")?,
-        "reason": row.try_get::<Option<String>, _>("reason")?,
-        "ladders": ladders,
-        "created_ms": row.try_get::<i64, _>("created_ms")?,
-        "checked_ms": row.try_get::<Option<i64>, _>("checked_ms")?,
-    });
-    if owner_view {
-        version["stderr"] = json!(row.try_get::<Option<String>, _>("stderr")?);
-    }
-    Ok(version)
 }
 
 /// `GET /api/bots/{name}`: the bot, its versions (with ratings) and its
@@ -114,61 +80,16 @@ async fn detail(
     Path(name): Path<String>,
     MaybeCaller(caller): MaybeCaller,
 ) -> ApiResult<Json<Value>> {
-    let pool = &state.core.db.pool;
-    let bot = sqlx::query(
-        "SELECT b.id, b.name, u.name, b.owner_id, b.retired, b.created_ms FROM bots b JOIN users u ON u.id = b.owner_id \
-         WHERE b.name_key = $1",
-    )
-    .bind(name.to_lowercase())
-    .fetch_optional(pool)
-    .await?
-    .ok_or_else(|| ApiError::not_found(format!("bot {name:?}")))?;
-    let bot_id: i64 = bot.try_get(0)?;
-    let owner_id: i64 = bot.try_get(3)?;
-    let owner_view = caller.as_ref().is_some_and(|c| c.user_id == owner_id);
-    let rows = sqlx::query(
-        "SELECT id, number, sha256, status, reason, stderr, ladders, created_ms, checked_ms FROM versions \
-         WHERE bot_id = $1 ORDER BY number DESC",
-    )
-    .bind(bot_id)
-    .fetch_all(pool)
-    .await?;
-    let mut versions = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let mut version = version_json(row, owner_view)?;
-        let id: i64 = row.try_get("id")?;
-        let ratings = sqlx::query(
-            "SELECT ladder, rating, deviation, wins, draws, losses FROM ratings WHERE version_id = $1 ORDER BY ladder",
-        )
-        .bind(id)
-        .fetch_all(pool)
-        .await?;
-        let mut list = Vec::new();
-        for r in ratings {
-            let deviation: f64 = r.try_get(2)?;
-            list.push(json!({
-                "ladder": r.try_get::<String, _>(0)?,
-                "rating": r.try_get::<f64, _>(1)?,
-                "deviation": deviation,
-                "provisional": deviation >= arbiter_ladder::ratings::PROVISIONAL_RD,
-                "wins": r.try_get::<i64, _>(3)?,
-                "draws": r.try_get::<i64, _>(4)?,
-                "losses": r.try_get::<i64, _>(5)?,
-            }));
-        }
-        version["ratings"] = Value::Array(list);
-        versions.push(version);
-    }
+    let bot = bots::by_name(&state.core.db, &name)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("bot {name:?}")))?;
+    let viewer = caller.map(|c| UserId(c.user_id));
+    let versions = bots::versions_with_ratings(&state.core.db, bot.id, bot.owner_id, viewer).await?;
+    let bot_id = bot.id.0;
     let matches = crate::api::matches::recent_for_bot(&state, bot_id, 20).await?;
     Ok(Json(json!({
         "ok": true,
-        "bot": {
-            "id": bot_id,
-            "name": bot.try_get::<String, _>(1)?,
-            "owner": bot.try_get::<String, _>(2)?,
-            "retired": bot.try_get::<i64, _>(4)? != 0,
-            "created_ms": bot.try_get::<i64, _>(5)?,
-        },
+        "bot": bot,
         "versions": versions,
         "matches": matches,
     })))
@@ -183,18 +104,9 @@ async fn version(
     let id: i64 = id
         .parse()
         .map_err(|_| ApiError(Error::Invalid(format!("{id:?} is not a version id"))))?;
-    let row = sqlx::query(
-        "SELECT v.id, v.number, v.sha256, v.status, v.reason, v.stderr, v.ladders, v.created_ms, v.checked_ms, \
-                b.name AS bot, b.owner_id AS owner_id \
-         FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = $1",
-    )
-    .bind(id)
-    .fetch_optional(&state.core.db.pool)
-    .await?
-    .ok_or_else(|| ApiError::not_found(format!("version {id}")))?;
-    let owner_id: i64 = row.try_get("owner_id")?;
-    let mut version = version_json(&row, caller.is_some_and(|c| c.user_id == owner_id))?;
-    version["bot"] = json!(row.try_get::<String, _>("bot")?);
+    let version = bots::version(&state.core.db, VersionId(id), caller.map(|c| UserId(c.user_id)))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("version {id}")))?;
     Ok(Json(json!({"ok": true, "version": version})))
 }
 

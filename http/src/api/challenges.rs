@@ -1,7 +1,7 @@
 //! `POST /api/challenges`: the JSON face of [`arbiter_ladder::challenges`].
 
-use crate::api::accounts::JsonBody;
 use crate::error::ApiResult;
+use crate::extract::JsonBody;
 use crate::extract::sent_csrf;
 use crate::server::AppState;
 use arbiter_ladder::auth::Caller;

@@ -125,14 +125,10 @@ async fn stream(
     ClientIp(address): ClientIp,
     Query(filter): Query<Filter>,
 ) -> ApiResult<Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>>>> {
-    if let Some(id) = filter.match_id {
-        let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&state.core.db.pool)
-            .await?;
-        if exists.is_none() {
-            return Err(ApiError::not_found(format!("match {id}")));
-        }
+    if let Some(id) = filter.match_id
+        && !arbiter_ladder::matches::exists(&state.core.db, arbiter_ladder::model::MatchId(id)).await?
+    {
+        return Err(ApiError::not_found(format!("match {id}")));
     }
     let slot = state.streams.open(&address)?;
     // Subscribe first, then take the turns so far: a turn sent in between

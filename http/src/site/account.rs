@@ -6,7 +6,9 @@
 use super::view::{self, When};
 use super::{Nav, SiteResult, Viewer, data, render};
 use crate::server::AppState;
+use arbiter_ladder::bots;
 use arbiter_ladder::ladders;
+use arbiter_ladder::model::{UserId, VersionStatus};
 use askama::Template;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect};
@@ -134,10 +136,7 @@ pub(super) async fn account_page(state: &AppState, viewer: &Viewer, token: Optio
     let Some(caller) = viewer.caller.clone() else {
         return sign_in_first(viewer);
     };
-    let created: i64 = sqlx::query_scalar("SELECT created_ms FROM users WHERE id = $1")
-        .bind(caller.user_id)
-        .fetch_one(&state.core.db.pool)
-        .await?;
+    let created = bots::member_since(&state.core.db, UserId(caller.user_id)).await?;
     let bots = data::bots_of(state, caller.user_id)
         .await?
         .into_iter()
@@ -245,7 +244,7 @@ pub async fn challenge(
     let my_bots: Vec<String> = data::bots_of(&state, caller.user_id)
         .await?
         .into_iter()
-        .filter(|(_, status, retired)| status == "active" && !retired)
+        .filter(|(_, status, retired)| status == VersionStatus::Active.as_str() && !retired)
         .map(|b| b.0)
         .collect();
     let ladder = query.ladder.unwrap_or_else(|| "othello:std".into());

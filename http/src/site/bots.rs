@@ -4,10 +4,11 @@ use super::chart::Chart;
 use super::view::{self, MatchRow, When};
 use super::{Nav, SiteError, SiteResult, Viewer, data, render};
 use crate::server::AppState;
-use arbiter_ladder::ratings::{Rating, matches_to_establish};
+use arbiter_ladder::bots::{self, VersionWithRatings};
+use arbiter_ladder::model::{BotId, MatchStatus, UserId, VersionStatus};
+use arbiter_ladder::ratings::{RatingSystem, matches_to_establish};
 use askama::Template;
 use axum::extract::{Path, State};
-use sqlx::Row;
 use std::collections::BTreeMap;
 
 /// Below this many matches a head-to-head record is marked as not yet
@@ -29,13 +30,50 @@ struct VersionRating {
 /// One version of the bot.
 struct VersionView {
     number: i64,
-    status: String,
+    status: VersionStatus,
     reason: Option<String>,
     stderr: Option<String>,
     ladders: String,
     sha256: String,
     created: When,
     ratings: Vec<VersionRating>,
+}
+
+impl VersionView {
+    /// Shows `version`; its log only when it was read for the owner and is
+    /// not empty.
+    fn new(with: VersionWithRatings, system: RatingSystem) -> VersionView {
+        let version = with.version;
+        let ratings = with
+            .ratings
+            .iter()
+            .map(|r| {
+                let rating = r.glicko();
+                VersionRating {
+                    ladder: r.ladder.clone(),
+                    text: view::rating_text(rating.rating, rating.deviation),
+                    provisional: rating.provisional(),
+                    to_establish: matches_to_establish(system, rating),
+                    interval: format!(
+                        "95% sure its rating is between {} and {}",
+                        view::whole(rating.rating - 2.0 * rating.deviation),
+                        view::whole(rating.rating + 2.0 * rating.deviation)
+                    ),
+                    record: format!("{}–{}–{}", r.wins, r.draws, r.losses),
+                }
+            })
+            .collect();
+        VersionView {
+            number: version.number,
+            status: version.status,
+            reason: version.reason,
+            stderr: version.stderr.flatten().filter(|s| !s.is_empty()),
+            ladders: version.ladders.join(", "),
+            sha256: version.sha256.chars().take(12).collect(),
+            created: When::at(version.created_ms),
+            ratings,
+        }
+    }
 }
 
 /// The record against one opponent on one ladder.
@@ -67,7 +105,6 @@ struct BotPage {
     conclusive_matches: i64,
 }
 
-/// `GET /bots/{name}`.
 /// Matches a bot page reads for its chart and head-to-head table: the
 /// newest ones, so a bot with years of history still loads fast.
 pub const HISTORY_MATCHES: i64 = 2000;
@@ -78,115 +115,33 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         .await?
         .ok_or_else(|| SiteError::not_found(format!("bot {name:?}")))?;
     let mine = viewer.user_id() == Some(bot.owner_id);
-    let pool = &state.core.db.pool;
-
-    let rows = sqlx::query(
-        "SELECT id, number, sha256, status, reason, stderr, ladders, created_ms FROM versions \
-         WHERE bot_id = $1 ORDER BY number DESC",
-    )
-    .bind(bot.id)
-    .fetch_all(pool)
-    .await?;
-    let mut versions = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let id: i64 = row.try_get(0)?;
-        let ladders: Vec<String> = serde_json::from_str(&row.try_get::<String, _>(6)?).unwrap_or_default();
-        let sha256: String = row.try_get(2)?;
-        let ratings = sqlx::query(
-            "SELECT ladder, rating, deviation, wins, draws, losses, volatility FROM ratings WHERE version_id = $1 ORDER BY ladder",
-        )
-        .bind(id)
-        .fetch_all(pool)
+    let owner = UserId(bot.owner_id);
+    let viewer_id = viewer.user_id().map(UserId);
+    let versions = bots::versions_with_ratings(&state.core.db, BotId(bot.id), owner, viewer_id)
         .await?
-        .iter()
-        .map(|r| -> Result<VersionRating, sqlx::Error> {
-            let rating = Rating {
-                rating: r.try_get(1)?,
-                deviation: r.try_get(2)?,
-                volatility: r.try_get(6)?,
-            };
-            Ok(VersionRating {
-                ladder: r.try_get(0)?,
-                text: view::rating_text(rating.rating, rating.deviation),
-                provisional: rating.provisional(),
-                to_establish: matches_to_establish(state.core.rating, rating),
-                interval: format!(
-                    "95% sure its rating is between {} and {}",
-                    view::whole(rating.rating - 2.0 * rating.deviation),
-                    view::whole(rating.rating + 2.0 * rating.deviation)
-                ),
-                record: format!(
-                    "{}–{}–{}",
-                    r.try_get::<i64, _>(3)?,
-                    r.try_get::<i64, _>(4)?,
-                    r.try_get::<i64, _>(5)?
-                ),
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-        versions.push(VersionView {
-            number: row.try_get(1)?,
-            status: row.try_get(3)?,
-            reason: row.try_get(4)?,
-            stderr: if mine {
-                row.try_get::<Option<String>, _>(5)?.filter(|s| !s.is_empty())
-            } else {
-                None
-            },
-            ladders: ladders.join(", "),
-            sha256: sha256.chars().take(12).collect(),
-            created: When::at(row.try_get(7)?),
-            ratings,
-        });
-    }
+        .into_iter()
+        .map(|v| VersionView::new(v, state.core.rating))
+        .collect();
 
-    // The newest finished matches of any of the bot's versions, read oldest
-    // first. The id set comes from the per-side indexes (an `OR` over both
-    // sides scanned every match); the status is checked here, since a
-    // status filter in SQL makes SQLite pick the queue index instead.
-    let played = sqlx::query(
-        "SELECT m.ladder, m.winner, av.bot_id, ab.name, bb.name, m.a_before, m.a_after, m.b_before, m.b_after, m.status \
-         FROM matches m \
-         JOIN versions av ON av.id = m.a_version JOIN bots ab ON ab.id = av.bot_id \
-         JOIN versions bv ON bv.id = m.b_version JOIN bots bb ON bb.id = bv.bot_id \
-         WHERE m.id IN (SELECT id FROM matches WHERE a_version IN (SELECT id FROM versions WHERE bot_id = $1) \
-                        UNION SELECT id FROM matches WHERE b_version IN (SELECT id FROM versions WHERE bot_id = $1)) \
-         ORDER BY m.id DESC LIMIT $2",
-    )
-    .bind(bot.id)
-    .bind(HISTORY_MATCHES)
-    .fetch_all(pool)
-    .await?;
+    // The newest matches of any of the bot's versions, oldest first; only
+    // finished ones count.
     let mut history: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut records: BTreeMap<(String, String), [i64; 3]> = BTreeMap::new();
-    for row in played.iter().rev() {
-        if row.try_get::<String, _>(9)? != "finished" {
+    for played in bots::played_matches(&state.core.db, BotId(bot.id), HISTORY_MATCHES).await? {
+        if played.status != MatchStatus::Finished {
             continue;
         }
-        let ladder: String = row.try_get(0)?;
-        let winner: Option<i64> = row.try_get(1)?;
-        let we_are_a = row.try_get::<i64, _>(2)? == bot.id;
-        let (me, opponent) = if we_are_a {
-            (0, row.try_get::<String, _>(4)?)
-        } else {
-            (1, row.try_get::<String, _>(3)?)
-        };
-        let (before, after): (Option<f64>, Option<f64>) = if we_are_a {
-            (row.try_get(5)?, row.try_get(6)?)
-        } else {
-            (row.try_get(7)?, row.try_get(8)?)
-        };
-        if let Some(after) = after {
-            let line = history.entry(ladder.clone()).or_default();
+        if let Some(after) = played.after {
+            let line = history.entry(played.ladder.clone()).or_default();
             if line.is_empty() {
-                line.push(before.unwrap_or(after));
+                line.push(played.before.unwrap_or(after));
             }
             line.push(after);
         }
-        let record = records.entry((opponent, ladder)).or_default();
-        match winner {
-            Some(w) if w == me => record[0] += 1,
-            Some(_) => record[2] += 1,
+        let record = records.entry((played.opponent, played.ladder)).or_default();
+        match played.won {
+            Some(true) => record[0] += 1,
+            Some(false) => record[2] += 1,
             None => record[1] += 1,
         }
     }
@@ -212,7 +167,7 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         .collect();
     head_to_head.sort_by(|x, y| y.matches.cmp(&x.matches).then_with(|| x.opponent.cmp(&y.opponent)));
 
-    let matches = crate::api::matches::recent_for_bot(&state, bot.id, 20).await?;
+    let matches = data::recent_for_bot(&state, bot.id, 20).await?;
     Ok(render(&BotPage {
         nav: viewer.nav("bots"),
         title: format!("{} — bot", bot.name),
@@ -223,7 +178,7 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         created: When::at(bot.created_ms),
         versions,
         chart: Chart::new(&series),
-        matches: matches.iter().map(MatchRow::from_json).collect(),
+        matches,
         head_to_head,
         conclusive_matches: CONCLUSIVE_MATCHES,
     }))

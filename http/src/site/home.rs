@@ -2,17 +2,13 @@
 
 use super::view::{self, MatchRow, When};
 use super::{Nav, SiteError, SiteResult, Viewer, data, render};
-use crate::api::ladders::{Sort, rows};
 use crate::server::AppState;
 use arbiter_ladder::ladders;
+use arbiter_ladder::leaderboard::{self, LeaderboardRow, Sort, TREND_MATCHES};
+use arbiter_ladder::model::VersionId;
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use serde_json::Value;
-use sqlx::Row;
 use std::collections::HashMap;
-
-/// Matches a trend looks back over.
-pub const TREND_MATCHES: usize = 10;
 
 /// A ladder on the home page.
 struct LadderCard {
@@ -36,14 +32,11 @@ struct HomePage {
 pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
     let mut cards = Vec::new();
     for name in ladders::names() {
-        let top = rows(&state, &name, Sort::Rating, 3, 0).await?;
+        let top = leaderboard::rows(&state.core.db, &name, Sort::Rating, 3, 0).await?;
         cards.push(LadderCard {
             title: view::ladder_title(&name),
             active: data::active_on(&state, &name).await?,
-            top: top
-                .iter()
-                .map(|row| BoardRow::from_json(row, &HashMap::new()))
-                .collect(),
+            top: top.iter().map(|row| BoardRow::new(row, &HashMap::new())).collect(),
             name,
         });
     }
@@ -80,13 +73,10 @@ pub struct BoardRow {
 }
 
 impl BoardRow {
-    /// Reads a row of `api::ladders::rows`, with the version's recent ratings
-    /// (oldest first) from `history`.
-    fn from_json(row: &Value, history: &HashMap<i64, Vec<f64>>) -> BoardRow {
-        let int = |key: &str| row.get(key).and_then(Value::as_i64).unwrap_or(0);
-        let float = |key: &str| row.get(key).and_then(Value::as_f64).unwrap_or(0.0);
-        let text = |key: &str| row.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-        let points = history.get(&int("version_id")).map(Vec::as_slice).unwrap_or_default();
+    /// Shows a leaderboard row, with the version's recent ratings (oldest
+    /// first) from `history`.
+    fn new(row: &LeaderboardRow, history: &HashMap<VersionId, Vec<f64>>) -> BoardRow {
+        let points = history.get(&row.version_id).map(Vec::as_slice).unwrap_or_default();
         let (trend, trend_class) = match (points.first(), points.last()) {
             (Some(first), Some(last)) if points.len() > 1 => {
                 let delta = last - first;
@@ -102,23 +92,23 @@ impl BoardRow {
             _ => (String::new(), "flat"),
         };
         BoardRow {
-            rank: int("rank"),
-            bot: text("bot"),
-            owner: text("owner"),
-            version: int("version"),
-            rating: view::whole(float("rating")),
-            plus_minus: format!("± {:.0}", 2.0 * float("deviation")),
-            low: view::whole(float("low")),
-            high: view::whole(float("high")),
-            provisional: row.get("provisional").and_then(Value::as_bool).unwrap_or(false),
-            wins: int("wins"),
-            draws: int("draws"),
-            losses: int("losses"),
-            matches: int("matches"),
+            rank: row.rank,
+            bot: row.bot.clone(),
+            owner: row.owner.clone(),
+            version: row.version,
+            rating: view::whole(row.rating),
+            plus_minus: format!("± {:.0}", 2.0 * row.deviation),
+            low: view::whole(row.low),
+            high: view::whole(row.high),
+            provisional: row.provisional,
+            wins: row.wins,
+            draws: row.draws,
+            losses: row.losses,
+            matches: row.matches,
             trend,
             trend_class,
             spark: sparkline(points, 64.0, 18.0),
-            last_played: row.get("last_played_ms").and_then(Value::as_i64).map(When::at),
+            last_played: row.last_played_ms.map(When::at),
         }
     }
 }
@@ -145,47 +135,6 @@ pub fn sparkline(values: &[f64], width: f64, height: f64) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// Each version's ratings after its last [`TREND_MATCHES`] rated matches on
-/// `ladder`, oldest first, starting with the rating before the first of them.
-async fn recent_ratings(state: &AppState, ladder: &str) -> Result<HashMap<i64, Vec<f64>>, sqlx::Error> {
-    let rated = sqlx::query(
-        "SELECT a_version, a_before, a_after, b_version, b_before, b_after FROM matches \
-         WHERE ladder = $1 AND status = 'finished' AND a_after IS NOT NULL AND b_after IS NOT NULL \
-         ORDER BY id DESC LIMIT 5000",
-    )
-    .bind(ladder)
-    .fetch_all(&state.core.db.pool)
-    .await?;
-    let mut newest_first: HashMap<i64, Vec<f64>> = HashMap::new();
-    let mut first_before: HashMap<i64, f64> = HashMap::new();
-    for row in &rated {
-        for base in [0, 3] {
-            let version: i64 = row.try_get(base)?;
-            let before: Option<f64> = row.try_get(base + 1)?;
-            let after: Option<f64> = row.try_get(base + 2)?;
-            let list = newest_first.entry(version).or_default();
-            if list.len() < TREND_MATCHES
-                && let Some(after) = after
-            {
-                list.push(after);
-                if let Some(before) = before {
-                    first_before.insert(version, before);
-                }
-            }
-        }
-    }
-    Ok(newest_first
-        .into_iter()
-        .map(|(version, mut list)| {
-            if let Some(&before) = first_before.get(&version) {
-                list.push(before);
-            }
-            list.reverse();
-            (version, list)
-        })
-        .collect())
 }
 
 #[derive(Template)]
@@ -228,11 +177,11 @@ pub async fn ladder(
     let variant = ladders::parse(&ladder).map_err(|_| SiteError::not_found(format!("ladder {ladder:?}")))?;
     let name = ladders::name(variant);
     let sort = Sort::parse(query.sort.as_deref())?;
-    let history = recent_ratings(&state, &name).await?;
-    let board: Vec<BoardRow> = rows(&state, &name, sort, 200, 0)
+    let history = leaderboard::recent_ratings(&state.core.db, &name).await?;
+    let board: Vec<BoardRow> = leaderboard::rows(&state.core.db, &name, sort, 200, 0)
         .await?
         .iter()
-        .map(|row| BoardRow::from_json(row, &history))
+        .map(|row| BoardRow::new(row, &history))
         .collect();
     if query.fragment.as_deref() == Some("rows") {
         return Ok(render(&LadderRows { rows: board }));

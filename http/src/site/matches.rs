@@ -5,11 +5,12 @@
 use super::view::{self, MatchRow, When};
 use super::{Nav, SiteError, SiteResult, Viewer, data, render};
 use crate::server::AppState;
+use arbiter_ladder::matches;
+use arbiter_ladder::model::{MatchId, UserId};
 use arbiter_referee::Replay;
 use askama::Template;
 use axum::extract::{Path, State};
 use serde_json::Value;
-use sqlx::Row;
 
 /// A participant as the match page shows it.
 struct Participant {
@@ -221,41 +222,39 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         .ok()
         .filter(|id| *id > 0)
         .ok_or_else(|| SiteError::not_found(format!("match {id:?}")))?;
-    let m = data::match_by_id(&state, id)
+    let id = MatchId(id);
+    let m = matches::find(&state.core.db, id)
         .await?
         .ok_or_else(|| SiteError::not_found(format!("match {id}")))?;
-    let row = MatchRow::from_json(&m);
-    let participant = |i: usize| -> Participant {
-        let p = &m["participants"][i];
-        let before = p.get("rating_before").and_then(Value::as_f64);
-        let after = p.get("rating_after").and_then(Value::as_f64);
+    let row = data::match_row(&m);
+    let participant = |p: &arbiter_ladder::matches::Participant| -> Participant {
         Participant {
-            bot: p.get("bot").and_then(Value::as_str).unwrap_or_default().to_owned(),
-            version: p.get("version").and_then(Value::as_i64).unwrap_or(0),
-            rating: match (before, after) {
+            bot: p.bot.clone(),
+            version: p.version,
+            rating: match (p.rating_before, p.rating_after) {
                 (Some(b), Some(a)) => format!("{:.0} → {:.0} ({})", b, a, view::signed(a - b)),
                 (Some(b), None) => format!("{b:.0}"),
                 _ => String::new(),
             },
         }
     };
-    let participants = [participant(0), participant(1)];
+    let participants = [participant(&m.participants[0]), participant(&m.participants[1])];
     let names = [
         format!("{} v{}", participants[0].bot, participants[0].version),
         format!("{} v{}", participants[1].bot, participants[1].version),
     ];
-    let has_replay = m.get("replay").is_some_and(|r| !r.is_null());
+    let has_replay = m.replay.is_some();
     let games = if has_replay {
-        match crate::api::matches::replay_bytes(&state, id).await {
+        match matches::replay_bytes(&state.core, id).await {
             Ok(bytes) => match Replay::from_json(&bytes) {
                 Ok(replay) => games(&replay, &names),
                 Err(error) => {
-                    tracing::warn!(match_id = id, %error, "cannot read a replay");
+                    tracing::warn!(match_id = id.0, %error, "cannot read a replay");
                     Vec::new()
                 }
             },
             Err(error) => {
-                tracing::warn!(match_id = id, %error, "cannot load a replay");
+                tracing::warn!(match_id = id.0, %error, "cannot load a replay");
                 Vec::new()
             }
         }
@@ -267,45 +266,24 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
     let mut logs = Vec::new();
     let mut owner = false;
     if let Some(user) = viewer.user_id() {
-        let owners = sqlx::query(
-            "SELECT ab.owner_id, bb.owner_id FROM matches m \
-             JOIN versions av ON av.id = m.a_version JOIN bots ab ON ab.id = av.bot_id \
-             JOIN versions bv ON bv.id = m.b_version JOIN bots bb ON bb.id = bv.bot_id WHERE m.id = $1",
-        )
-        .bind(id)
-        .fetch_one(&state.core.db.pool)
-        .await?;
-        let mine: Vec<i64> = (0..2)
-            .filter(|&p| owners.try_get::<i64, _>(p).ok() == Some(user))
-            .map(|p| p as i64)
-            .collect();
+        let mine = matches::sides_owned_by(&state.core.db, id, UserId(user)).await?;
         owner = !mine.is_empty();
         if owner {
-            let rows = sqlx::query(
-                "SELECT participant, game, stderr FROM match_logs WHERE match_id = $1 ORDER BY participant, game",
-            )
-            .bind(id)
-            .fetch_all(&state.core.db.pool)
-            .await?;
-            for row in rows {
-                let participant: i64 = row.try_get(0)?;
-                if mine.contains(&participant) {
-                    logs.push(LogView {
-                        bot: names[usize::from(participant == 1)].clone(),
-                        game: row.try_get(1)?,
-                        stderr: row.try_get(2)?,
-                    });
-                }
-            }
+            logs = matches::logs(&state.core.db, id, &mine)
+                .await?
+                .into_iter()
+                .map(|log| LogView {
+                    bot: names[usize::from(log.participant == 1)].clone(),
+                    game: log.game,
+                    stderr: log.stderr,
+                })
+                .collect();
         }
     }
 
-    let live = matches!(row.status.as_str(), "queued" | "running");
+    let live = m.is_live();
     let live_replay = if live {
-        let seed: i64 = sqlx::query_scalar("SELECT seed FROM matches WHERE id = $1")
-            .bind(id)
-            .fetch_one(&state.core.db.pool)
-            .await?;
+        let seed = matches::seed(&state.core.db, id).await?;
         live_replay(&row.ladder, u64::try_from(seed).unwrap_or_default(), &names)
     } else {
         String::new()
@@ -315,8 +293,8 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         title: format!("Match {id}: {} vs {}", participants[0].bot, participants[1].bot),
         othello: row.ladder.starts_with("othello"),
         skirmish: row.ladder.starts_with("skirmish"),
-        created: When::at(m.get("created_ms").and_then(Value::as_i64).unwrap_or(0)),
-        error: m.get("error").and_then(Value::as_str).map(str::to_owned),
+        created: When::at(m.created_ms),
+        error: m.error,
         row,
         participants,
         games,

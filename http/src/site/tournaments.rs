@@ -5,18 +5,33 @@ use super::view::{self, MatchRow, When};
 use super::{Nav, SiteError, SiteResult, Viewer, data, render};
 use crate::server::AppState;
 use arbiter_ladder::ladders;
+use arbiter_ladder::model::TournamentId;
+use arbiter_ladder::tournaments::{self, Tournament};
 use askama::Template;
 use axum::extract::{Path, State};
-use sqlx::Row;
 
 /// A tournament in the list.
 struct TournamentRow {
-    id: i64,
+    id: TournamentId,
     name: String,
     ladder: String,
     owner: String,
     matches_per_pair: i64,
     created: When,
+}
+
+impl TournamentRow {
+    /// Shows `tournament`.
+    fn new(tournament: Tournament) -> TournamentRow {
+        TournamentRow {
+            id: tournament.id,
+            name: tournament.name,
+            ladder: tournament.ladder,
+            owner: tournament.owner,
+            matches_per_pair: tournament.matches_per_pair,
+            created: When::at(tournament.created_ms),
+        }
+    }
 }
 
 #[derive(Template)]
@@ -31,25 +46,11 @@ struct ListPage {
 
 /// `GET /tournaments`.
 pub async fn list(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
-    let rows = sqlx::query(
-        "SELECT t.id, t.name, t.ladder, u.name, t.matches_per_pair, t.created_ms FROM tournaments t \
-         JOIN users u ON u.id = t.owner_id ORDER BY t.id DESC LIMIT 100",
-    )
-    .fetch_all(&state.core.db.pool)
-    .await?;
-    let tournaments = rows
-        .iter()
-        .map(|row| {
-            Ok(TournamentRow {
-                id: row.try_get(0)?,
-                name: row.try_get(1)?,
-                ladder: row.try_get(2)?,
-                owner: row.try_get(3)?,
-                matches_per_pair: row.try_get(4)?,
-                created: When::at(row.try_get(5)?),
-            })
-        })
-        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+    let tournaments = tournaments::list(&state.core.db)
+        .await?
+        .into_iter()
+        .map(TournamentRow::new)
+        .collect();
     Ok(render(&ListPage {
         nav: viewer.nav("tournaments"),
         title: "Tournaments".into(),
@@ -106,16 +107,9 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         .ok()
         .filter(|id| *id > 0)
         .ok_or_else(|| SiteError::not_found("tournament"))?;
-    let pool = &state.core.db.pool;
-    let header = sqlx::query(
-        "SELECT t.name, t.ladder, t.matches_per_pair, u.name FROM tournaments t JOIN users u ON u.id = t.owner_id \
-         WHERE t.id = $1",
-    )
-    .bind(id)
-    .fetch_optional(pool)
-    .await?
-    .ok_or_else(|| SiteError::not_found(format!("tournament {id}")))?;
-    let table = arbiter_ladder::crosstable::crosstable(pool, id).await?;
+    let tournaments::Detail { tournament, table } = tournaments::detail(&state.core.db, TournamentId(id))
+        .await?
+        .ok_or_else(|| SiteError::not_found(format!("tournament {id}")))?;
     let (cross, finished) = (&table.cross, table.finished);
     let standings = table.standings();
     let columns: Vec<String> = standings.iter().map(|s| s.0.clone()).collect();
@@ -143,8 +137,13 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
                 .collect(),
         })
         .collect();
-    let name: String = header.try_get(0)?;
-    let ladder: String = header.try_get(1)?;
+    let Tournament {
+        name,
+        ladder,
+        owner,
+        matches_per_pair,
+        ..
+    } = tournament;
     let matches = data::matches(&state, "", "", id, 200).await?;
     Ok(render(&TournamentPage {
         nav: viewer.nav("tournaments"),
@@ -152,8 +151,8 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         name,
         ladder_title: view::ladder_title(&ladder),
         ladder,
-        matches_per_pair: header.try_get(2)?,
-        owner: header.try_get(3)?,
+        matches_per_pair,
+        owner,
         total: table.matches,
         finished,
         columns,

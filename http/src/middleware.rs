@@ -1,0 +1,290 @@
+//! Layers every request passes through: the cross-site guard, JSON
+//! refusals under `/api`, `nosniff`, `Connection: close` after a refused
+//! body, the body timeout and the request metrics.
+
+use crate::error::ApiError;
+use crate::server::AppState;
+use arbiter_ladder::error::Error;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::header::{
+    CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN, TRANSFER_ENCODING, X_CONTENT_TYPE_OPTIONS,
+};
+use axum::http::{HeaderMap, HeaderValue, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+/// How long a request's body may stall (no new bytes) before the request
+/// fails: a client cannot hold a connection open by never finishing a body.
+/// (Headers have [`crate::server::HEADER_READ_TIMEOUT`] in all.)
+pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Every answer, JSON included, is to be read as the type it says it is.
+pub async fn no_sniffing(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    response
+        .headers_mut()
+        .insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
+}
+
+/// Answers a refused request that came with a body with `Connection: close`.
+///
+/// A refusal may come before the body is read (a cross-site post, an
+/// upload announced as too large, a rate limit): the server then drops the
+/// connection rather than read an unwanted body, and a client that sent the
+/// next request on the same connection would see it fail instead of getting
+/// an answer. With the header the client opens a new connection.
+pub async fn close_after_refusing_a_body(request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let has_body = headers.contains_key(TRANSFER_ENCODING)
+        || headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok())
+            .is_some_and(|length| length > 0);
+    let mut response = next.run(request).await;
+    if has_body && (response.status().is_client_error() || response.status().is_server_error()) {
+        response
+            .headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+/// Makes every refusal under `/api` JSON: an answer of 400 or more whose
+/// body is not `application/json` (axum's own rejections, a 405 from a
+/// method router, a layer's 413) becomes `{"ok": false, "error": "..."}`
+/// with the same status and headers, its text kept as the message when it
+/// is short. Other paths (the site's pages) pass untouched.
+pub async fn json_errors(request: Request, next: Next) -> Response {
+    let is_api = request.uri().path().starts_with("/api/") || request.uri().path() == "/api";
+    let response = next.run(request).await;
+    let is_json = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().starts_with(b"application/json"));
+    if !is_api || is_json || response.status().as_u16() < 400 {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 1024)
+        .await
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes.to_vec()).ok())
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty());
+    let message = text.unwrap_or_else(|| {
+        parts
+            .status
+            .canonical_reason()
+            .unwrap_or("request refused")
+            .to_ascii_lowercase()
+    });
+    let body = serde_json::to_vec(&json!({ "ok": false, "error": message })).unwrap_or_default();
+    parts
+        .headers
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    // The new body is plain: a compressed original's encoding must go too.
+    parts.headers.remove(axum::http::header::CONTENT_ENCODING);
+    Response::from_parts(parts, axum::body::Body::from(body))
+}
+
+/// Refuses state-changing requests that a browser marks as cross-site.
+///
+/// For POST, PUT, PATCH and DELETE without `Authorization: Bearer`: 403 when
+/// `Sec-Fetch-Site: cross-site`, or when an `Origin` header names another
+/// host and port than the `Host` header (an opaque `Origin: null` too).
+/// Safe methods and API clients pass untouched.
+pub async fn refuse_cross_site(request: Request, next: Next) -> Response {
+    match cross_site_refusal(request.method(), request.headers(), request.uri()) {
+        Some(why) => ApiError(Error::Forbidden(why.into())).into_response(),
+        None => next.run(request).await,
+    }
+}
+
+/// Why [`refuse_cross_site`] refuses a request, if it does.
+fn cross_site_refusal(method: &Method, headers: &HeaderMap, uri: &axum::http::Uri) -> Option<&'static str> {
+    if !matches!(*method, Method::POST | Method::PUT | Method::PATCH | Method::DELETE) {
+        return None;
+    }
+    if crate::extract::bearer_token(headers).is_some_and(|token| token.is_ok()) {
+        return None;
+    }
+    let fetch_site = headers.get("sec-fetch-site").map(HeaderValue::as_bytes);
+    if fetch_site.is_some_and(|site| site.eq_ignore_ascii_case(b"cross-site")) {
+        return Some("cross-site request refused: this browser request came from another site");
+    }
+    let origin = headers.get(ORIGIN)?;
+    let host = headers
+        .get(HOST)
+        .and_then(|host| host.to_str().ok())
+        .or_else(|| uri.authority().map(|authority| authority.as_str()));
+    let same = match (origin.to_str().ok().and_then(origin_authority), host) {
+        (Some((scheme, origin)), Some(host)) => origin == authority_with_port(scheme, host),
+        _ => false,
+    };
+    (!same).then_some("cross-site request refused: the Origin header does not match this site")
+}
+
+/// `http://Example.com` → `("http", "example.com:80")`; `None` for
+/// anything but an `http(s)` origin (`null`, paths, user info).
+fn origin_authority(origin: &str) -> Option<(&str, String)> {
+    let (scheme, rest) = origin.split_once("://")?;
+    let scheme = if scheme.eq_ignore_ascii_case("https") {
+        "https"
+    } else if scheme.eq_ignore_ascii_case("http") {
+        "http"
+    } else {
+        return None;
+    };
+    if rest.is_empty() || rest.contains(['/', '@', '?', '#']) {
+        return None;
+    }
+    Some((scheme, authority_with_port(scheme, rest)))
+}
+
+/// `host[:port]` lowercased, with the scheme's default port made explicit.
+fn authority_with_port(scheme: &str, authority: &str) -> String {
+    let authority = authority.trim().to_ascii_lowercase();
+    // A port follows the last colon, unless that colon is inside an IPv6 literal.
+    let has_port = authority.rsplit_once(':').is_some_and(|(_, port)| !port.contains(']'));
+    if has_port {
+        authority
+    } else {
+        let port = if scheme == "https" { 443 } else { 80 };
+        format!("{authority}:{port}")
+    }
+}
+
+/// Counts every request by method, route pattern and status, and times it.
+pub async fn count_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = std::time::Instant::now();
+    // Any token is a method: only the standard ones get a series each.
+    let method = match *request.method() {
+        Method::GET | Method::HEAD | Method::POST | Method::PUT | Method::DELETE | Method::PATCH | Method::OPTIONS => {
+            request.method().as_str().to_owned()
+        }
+        _ => "other".to_owned(),
+    };
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned());
+    let response = next.run(request).await;
+    state
+        .core
+        .metrics
+        .http_request(&method, &route, response.status().as_u16(), started.elapsed());
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::Router;
+    use axum::http::StatusCode;
+    use axum::routing::get;
+
+    #[tokio::test]
+    async fn bare_refusals_under_api_become_json() {
+        use tower::ServiceExt;
+        let app = Router::new()
+            .route(
+                "/api/plain",
+                get(|| async { (StatusCode::BAD_REQUEST, "Failed to parse the request path") }),
+            )
+            .route("/api/json", get(|| async { ApiError(Error::Conflict("taken".into())) }))
+            .route("/page", get(|| async { (StatusCode::NOT_FOUND, "<h1>not here</h1>") }))
+            .layer(axum::middleware::from_fn(json_errors));
+        let answer = |path: &'static str, method: Method| {
+            let app = app.clone();
+            async move {
+                let request = axum::http::Request::builder()
+                    .method(method)
+                    .uri(path)
+                    .body(axum::body::Body::empty());
+                let response = app.oneshot(request.expect("a request")).await.expect("an answer");
+                let status = response.status();
+                let bytes = axum::body::to_bytes(response.into_body(), 4096).await.expect("a body");
+                (status, String::from_utf8_lossy(&bytes).into_owned())
+            }
+        };
+        let (status, body) = answer("/api/plain", Method::GET).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body, r#"{"error":"Failed to parse the request path","ok":false}"#);
+        let (status, body) = answer("/api/plain", Method::POST).await;
+        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(body, r#"{"error":"method not allowed","ok":false}"#);
+        let (_, body) = answer("/api/json", Method::GET).await;
+        assert_eq!(body, r#"{"error":"taken","ok":false}"#, "JSON passes untouched");
+        let (status, body) = answer("/page", Method::GET).await;
+        assert_eq!(
+            (status, body.as_str()),
+            (StatusCode::NOT_FOUND, "<h1>not here</h1>"),
+            "not under /api"
+        );
+    }
+
+    fn refusal(method: Method, headers: &[(&'static str, &'static str)]) -> Option<&'static str> {
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            map.insert(*name, HeaderValue::from_static(value));
+        }
+        cross_site_refusal(&method, &map, &axum::http::Uri::from_static("/api/tokens"))
+    }
+
+    #[test]
+    fn cross_site_unsafe_requests_are_refused() {
+        let host = ("host", "ladder.example:8080");
+        assert!(
+            refusal(Method::POST, &[host]).is_none(),
+            "no Origin: a non-browser client"
+        );
+        assert!(refusal(Method::POST, &[host, ("origin", "http://ladder.example:8080")]).is_none());
+        assert!(refusal(Method::POST, &[host, ("origin", "HTTP://Ladder.Example:8080")]).is_none());
+        assert!(
+            refusal(
+                Method::POST,
+                &[("host", "ladder.example"), ("origin", "https://ladder.example")]
+            )
+            .is_none()
+        );
+        assert!(refusal(Method::POST, &[("host", "[::1]:80"), ("origin", "http://[::1]")]).is_none());
+        assert!(refusal(Method::POST, &[host, ("sec-fetch-site", "same-origin")]).is_none());
+        assert!(
+            refusal(Method::GET, &[host, ("origin", "http://evil.example")]).is_none(),
+            "safe method"
+        );
+        for method in [Method::POST, Method::PUT, Method::PATCH, Method::DELETE] {
+            assert!(
+                refusal(method.clone(), &[host, ("origin", "http://evil.example")]).is_some(),
+                "{method}"
+            );
+        }
+        assert!(refusal(Method::POST, &[host, ("origin", "http://ladder.example:8081")]).is_some());
+        assert!(
+            refusal(
+                Method::POST,
+                &[host, ("origin", "http://ladder.example:8080.evil.example")]
+            )
+            .is_some()
+        );
+        assert!(refusal(Method::POST, &[host, ("origin", "null")]).is_some());
+        assert!(refusal(Method::POST, &[host, ("sec-fetch-site", "cross-site")]).is_some());
+        assert!(
+            refusal(Method::POST, &[("origin", "http://ladder.example:8080")]).is_some(),
+            "no Host"
+        );
+        let api = ("authorization", "Bearer arb_x");
+        assert!(refusal(Method::POST, &[host, api, ("origin", "http://evil.example")]).is_none());
+        assert!(
+            refusal(
+                Method::POST,
+                &[host, ("authorization", "Basic eA=="), ("sec-fetch-site", "cross-site")]
+            )
+            .is_some()
+        );
+    }
+}

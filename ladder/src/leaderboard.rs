@@ -1,0 +1,290 @@
+//! Ladders and their leaderboards as typed rows: what `/api/ladders`, the
+//! leaderboard API and the ladder pages read, written once.
+//!
+//! Every row serialises to exactly the JSON the API answers.
+
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::ladders::{self, TimeControl};
+use crate::model::VersionId;
+use crate::ratings::PROVISIONAL_RD;
+use arbiter_games::Variant;
+use serde::Serialize;
+use sqlx::Row;
+use std::collections::HashMap;
+
+/// Matches a trend ([`recent_ratings`]) looks back over.
+pub const TREND_MATCHES: usize = 10;
+
+/// Rated matches [`recent_ratings`] reads at most (the newest ones).
+pub const TREND_SCAN: i64 = 5000;
+
+/// How a leaderboard is ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sort {
+    /// Established versions by rating, then provisional ones (deviation ≥
+    /// [`PROVISIONAL_RD`]) by rating.
+    #[default]
+    Rating,
+    /// By conservative rating, rating − 2·deviation: the value the version
+    /// is 97.5% sure to be above, so an uncertain version ranks low until
+    /// its matches show otherwise.
+    Conservative,
+}
+
+impl Sort {
+    /// `rating` (also when absent or empty) or `conservative`; anything else
+    /// is an [`Error::Invalid`] that names the two.
+    pub fn parse(text: Option<&str>) -> Result<Sort> {
+        match text {
+            None | Some("" | "rating") => Ok(Sort::Rating),
+            Some("conservative") => Ok(Sort::Conservative),
+            Some(other) => Err(Error::Invalid(format!(
+                "sort must be rating or conservative, not {other:?}"
+            ))),
+        }
+    }
+
+    /// The query value, which [`Sort::parse`] reads back.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Sort::Rating => "rating",
+            Sort::Conservative => "conservative",
+        }
+    }
+}
+
+/// A ladder as `/api/ladders` lists it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LadderSummary {
+    /// Its canonical name, e.g. `othello:std`.
+    pub name: String,
+    /// The game, the part of the name before `:`.
+    pub game: String,
+    /// The mode, the part after `:` (empty when there is none).
+    pub mode: String,
+    /// Active versions playing on it.
+    pub active_bots: i64,
+    /// Its time control (the default of its variant when none is stored).
+    pub time_control: TimeControl,
+    /// The longer time controls a challenge may ask for, as `MOVE/BANK`.
+    pub challenge_time_controls: Vec<String>,
+}
+
+/// Every ladder, in the order of [`Variant::ALL`], with its number of
+/// active versions and its time control.
+pub async fn ladders(db: &Db) -> Result<Vec<LadderSummary>> {
+    let times = ladders::time_controls(db).await?;
+    let mut out = Vec::with_capacity(Variant::ALL.len());
+    for variant in Variant::ALL {
+        let name = ladders::name(variant);
+        let active_bots = active_versions(db, &name).await?;
+        let (game, mode) = name.split_once(':').unwrap_or((name.as_str(), ""));
+        let time_control = times
+            .get(&name)
+            .copied()
+            .unwrap_or_else(|| TimeControl::default_for(variant));
+        out.push(LadderSummary {
+            game: game.to_owned(),
+            mode: mode.to_owned(),
+            active_bots,
+            time_control,
+            challenge_time_controls: variant.longer_budgets().iter().map(ToString::to_string).collect(),
+            name,
+        });
+    }
+    Ok(out)
+}
+
+/// Number of active versions on `ladder`.
+pub async fn active_versions(db: &Db, ladder: &str) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT COUNT(*) FROM version_ladders l JOIN versions v ON v.id = l.version_id \
+         WHERE l.ladder = $1 AND v.status = 'active'",
+    )
+    .bind(ladder)
+    .fetch_one(&db.pool)
+    .await?)
+}
+
+/// One row of a leaderboard: an active version's rating on the ladder.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LeaderboardRow {
+    /// 1 for the first row of the board, counting the rows skipped.
+    pub rank: i64,
+    /// The version.
+    pub version_id: VersionId,
+    /// Its bot's name.
+    pub bot: String,
+    /// The bot's owner's name.
+    pub owner: String,
+    /// The version's number within its bot.
+    pub version: i64,
+    /// The rating.
+    pub rating: f64,
+    /// The rating deviation.
+    pub deviation: f64,
+    /// rating − 2·deviation.
+    pub low: f64,
+    /// rating + 2·deviation.
+    pub high: f64,
+    /// rating − 2·deviation, what [`Sort::Conservative`] orders by.
+    pub conservative: f64,
+    /// Whether the deviation is still at least [`PROVISIONAL_RD`].
+    pub provisional: bool,
+    /// Rated wins.
+    pub wins: i64,
+    /// Rated draws.
+    pub draws: i64,
+    /// Rated losses.
+    pub losses: i64,
+    /// wins + draws + losses.
+    pub matches: i64,
+    /// When it last played a rated match, Unix ms (`null` before its first).
+    pub last_played_ms: Option<i64>,
+}
+
+/// `limit` rows of `ladder`'s leaderboard (active versions only) after
+/// skipping `offset`, best first as `sort` says; ties go to the older
+/// version.
+pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) -> Result<Vec<LeaderboardRow>> {
+    // `$4`: the provisional deviation, which only the default order uses.
+    let order = match sort {
+        Sort::Rating => "CASE WHEN r.deviation >= $4 THEN 1 ELSE 0 END, r.rating DESC, r.version_id",
+        Sort::Conservative => "r.rating - 2 * r.deviation DESC, r.version_id",
+    };
+    let sql = format!(
+        "SELECT r.version_id, b.name, u.name, v.number, r.rating, r.deviation, r.wins, r.draws, r.losses, r.last_played_ms \
+         FROM ratings r \
+         JOIN versions v ON v.id = r.version_id \
+         JOIN bots b ON b.id = v.bot_id \
+         JOIN users u ON u.id = b.owner_id \
+         WHERE r.ladder = $1 AND v.status = 'active' \
+         ORDER BY {order} \
+         LIMIT $2 OFFSET $3"
+    );
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(ladder)
+        .bind(limit)
+        .bind(offset);
+    if sort == Sort::Rating {
+        query = query.bind(PROVISIONAL_RD);
+    }
+    let rows = query.fetch_all(&db.pool).await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (rank, row) in (offset + 1..).zip(&rows) {
+        let rating: f64 = row.try_get(4)?;
+        let deviation: f64 = row.try_get(5)?;
+        let (wins, draws, losses): (i64, i64, i64) = (row.try_get(6)?, row.try_get(7)?, row.try_get(8)?);
+        out.push(LeaderboardRow {
+            rank,
+            version_id: VersionId(row.try_get(0)?),
+            bot: row.try_get(1)?,
+            owner: row.try_get(2)?,
+            version: row.try_get(3)?,
+            rating,
+            deviation,
+            low: rating - 2.0 * deviation,
+            high: rating + 2.0 * deviation,
+            conservative: rating - 2.0 * deviation,
+            provisional: deviation >= PROVISIONAL_RD,
+            wins,
+            draws,
+            losses,
+            matches: wins + draws + losses,
+            last_played_ms: row.try_get(9)?,
+        });
+    }
+    Ok(out)
+}
+
+/// Each version's ratings after its last [`TREND_MATCHES`] rated matches on
+/// `ladder` (among the newest [`TREND_SCAN`] rated matches there), oldest
+/// first, starting with the rating before the first of them. A version
+/// without such a match has no entry.
+pub async fn recent_ratings(db: &Db, ladder: &str) -> Result<HashMap<VersionId, Vec<f64>>> {
+    let rated = sqlx::query(
+        "SELECT a_version, a_before, a_after, b_version, b_before, b_after FROM matches \
+         WHERE ladder = $1 AND status = 'finished' AND a_after IS NOT NULL AND b_after IS NOT NULL \
+         ORDER BY id DESC LIMIT $2",
+    )
+    .bind(ladder)
+    .bind(TREND_SCAN)
+    .fetch_all(&db.pool)
+    .await?;
+    let mut newest_first: HashMap<VersionId, Vec<f64>> = HashMap::new();
+    let mut first_before: HashMap<VersionId, f64> = HashMap::new();
+    for row in &rated {
+        for base in [0, 3] {
+            let version = VersionId(row.try_get(base)?);
+            let before: Option<f64> = row.try_get(base + 1)?;
+            let after: Option<f64> = row.try_get(base + 2)?;
+            let list = newest_first.entry(version).or_default();
+            if list.len() < TREND_MATCHES
+                && let Some(after) = after
+            {
+                list.push(after);
+                if let Some(before) = before {
+                    first_before.insert(version, before);
+                }
+            }
+        }
+    }
+    Ok(newest_first
+        .into_iter()
+        .map(|(version, mut list)| {
+            if let Some(&before) = first_before.get(&version) {
+                list.push(before);
+            }
+            list.reverse();
+            (version, list)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_reads_its_own_text_and_refuses_others() {
+        for sort in [Sort::Rating, Sort::Conservative] {
+            assert_eq!(Sort::parse(Some(sort.as_str())).ok(), Some(sort));
+        }
+        assert_eq!(Sort::parse(None).ok(), Some(Sort::Rating));
+        assert_eq!(Sort::parse(Some("")).ok(), Some(Sort::Rating));
+        assert!(matches!(Sort::parse(Some("luck")), Err(Error::Invalid(_))));
+    }
+
+    #[test]
+    fn a_row_serialises_with_the_api_keys() {
+        let row = LeaderboardRow {
+            rank: 1,
+            version_id: VersionId(7),
+            bot: "ann".into(),
+            owner: "anne".into(),
+            version: 2,
+            rating: 1500.0,
+            deviation: 100.0,
+            low: 1300.0,
+            high: 1700.0,
+            conservative: 1300.0,
+            provisional: false,
+            wins: 1,
+            draws: 2,
+            losses: 3,
+            matches: 6,
+            last_played_ms: None,
+        };
+        let value = serde_json::to_value(&row).ok();
+        assert_eq!(
+            value,
+            Some(serde_json::json!({
+                "rank": 1, "version_id": 7, "bot": "ann", "owner": "anne", "version": 2,
+                "rating": 1500.0, "deviation": 100.0, "low": 1300.0, "high": 1700.0,
+                "conservative": 1300.0, "provisional": false, "wins": 1, "draws": 2,
+                "losses": 3, "matches": 6, "last_played_ms": null,
+            }))
+        );
+    }
+}

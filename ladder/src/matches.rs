@@ -1,0 +1,485 @@
+//! Matches as callers read them: lists (by ladder, status, bot, tournament,
+//! page), one match, a bot's recent matches, a finished match's replay, and
+//! the logs its bots' owners may read.
+//!
+//! Every read of a match goes through [`MatchSummary`], so the JSON API and
+//! the pages show the same thing. A status or kind the database holds that
+//! is not one of [`MatchStatus`] or [`MatchKind`] is an [`Error::Internal`],
+//! never a default.
+
+use crate::core::Core;
+use crate::db::Db;
+use crate::error::{Error, Result};
+use crate::model::{BotId, MatchId, MatchKind, MatchStatus, TournamentId, UserId, VersionId};
+use serde::Serialize;
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+/// The columns [`MatchSummary::from_row`] reads, with the joins they need;
+/// callers add `WHERE …`.
+const SELECT: &str = "SELECT m.id, m.ladder, m.kind, m.status, m.created_ms, m.started_ms, m.finished_ms, \
+      m.winner, m.score_a, m.score_b, m.reasons, m.error, m.attempts, m.tournament_id, \
+      m.a_version, ab.name AS a_bot, av.number AS a_number, m.a_before, m.a_after, \
+      m.b_version, bb.name AS b_bot, bv.number AS b_number, m.b_before, m.b_after, m.replay_sha256 \
+    FROM matches m \
+    JOIN versions av ON av.id = m.a_version JOIN bots ab ON ab.id = av.bot_id \
+    JOIN versions bv ON bv.id = m.b_version JOIN bots bb ON bb.id = bv.bot_id ";
+
+/// The ids of the newest `$2` matches of bot `$1` (either side), through the
+/// per-side indexes: an `OR` over both sides scans every match.
+const BOT_MATCH_IDS: &str = "SELECT id FROM ( \
+      SELECT id FROM (SELECT id FROM matches WHERE a_version IN (SELECT id FROM versions WHERE bot_id = $1) \
+                      ORDER BY id DESC LIMIT $2) AS a \
+      UNION \
+      SELECT id FROM (SELECT id FROM matches WHERE b_version IN (SELECT id FROM versions WHERE bot_id = $1) \
+                      ORDER BY id DESC LIMIT $2) AS b \
+    ) AS both_sides ORDER BY id DESC LIMIT $2";
+
+/// The columns of one side in [`SELECT`]: version id, bot name, version
+/// number, rating before, rating after.
+const SIDE_COLUMNS: [[&str; 5]; 2] = [
+    ["a_version", "a_bot", "a_number", "a_before", "a_after"],
+    ["b_version", "b_bot", "b_number", "b_before", "b_after"],
+];
+
+/// One side of a match. Serialises as the API's
+/// `{"version_id", "bot", "version", "rating_before", "rating_after"}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Participant {
+    /// The version that plays this side.
+    pub version_id: VersionId,
+    /// Its bot's name as registered.
+    pub bot: String,
+    /// Its version number within the bot (1, 2, …).
+    pub version: i64,
+    /// Its rating on the match's ladder before the match; `None` until the
+    /// match is rated (and always for unrated matches).
+    pub rating_before: Option<f64>,
+    /// Its rating after the match; `None` until the match is rated.
+    pub rating_after: Option<f64>,
+}
+
+/// A match as the API and the pages show it. Serialises to exactly the
+/// object of `GET /api/matches/{id}` (`match`), `GET /api/matches`
+/// (`matches[]`) and `GET /api/bots/{name}` (`matches[]`): the same keys,
+/// value types and nulls.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatchSummary {
+    /// Its id.
+    pub id: MatchId,
+    /// Its ladder, e.g. `othello:std`.
+    pub ladder: String,
+    /// Why it was played.
+    pub kind: MatchKind,
+    /// Where it is in its life.
+    pub status: MatchStatus,
+    /// Queued, Unix ms.
+    pub created_ms: i64,
+    /// Last claimed by a worker, Unix ms.
+    pub started_ms: Option<i64>,
+    /// Finished or failed, Unix ms.
+    pub finished_ms: Option<i64>,
+    /// Participant 0 (side 0 of game 1), then participant 1.
+    pub participants: [Participant; 2],
+    /// The winning participant, 0 or 1; `None` for a draw or a match not
+    /// finished.
+    pub winner: Option<i64>,
+    /// Each participant's total score over both games, once finished.
+    pub scores: [Option<i64>; 2],
+    /// Each game's finish reason and who faulted, as the worker stored it
+    /// (a JSON array); `null` before the end, or if the stored text is not
+    /// JSON (logged).
+    pub reasons: serde_json::Value,
+    /// Why the host failed the match, for a failed match.
+    pub error: Option<String>,
+    /// How many times a worker claimed it.
+    pub attempts: i64,
+    /// The tournament it is part of.
+    pub tournament_id: Option<TournamentId>,
+    /// The API path of its replay, `/api/matches/{id}/replay`, once a
+    /// replay is stored; `None` before.
+    pub replay: Option<String>,
+}
+
+impl MatchSummary {
+    /// Reads a row of [`SELECT`]. An unknown status or kind is an
+    /// [`Error::Internal`].
+    fn from_row(row: &AnyRow) -> Result<MatchSummary> {
+        let id = MatchId(row.try_get("id")?);
+        let participant = |[version_id, bot, number, before, after]: [&str; 5]| -> Result<Participant> {
+            Ok(Participant {
+                version_id: VersionId(row.try_get(version_id)?),
+                bot: row.try_get(bot)?,
+                version: row.try_get(number)?,
+                rating_before: row.try_get(before)?,
+                rating_after: row.try_get(after)?,
+            })
+        };
+        let reasons = match row.try_get::<Option<String>, _>("reasons")? {
+            Some(text) => serde_json::from_str(&text).unwrap_or_else(|error| {
+                tracing::warn!(match_id = id.0, %error, "the reasons of a match are not JSON");
+                serde_json::Value::Null
+            }),
+            None => serde_json::Value::Null,
+        };
+        let has_replay = row.try_get::<Option<String>, _>("replay_sha256")?.is_some();
+        Ok(MatchSummary {
+            id,
+            ladder: row.try_get("ladder")?,
+            kind: row.try_get::<String, _>("kind")?.parse()?,
+            status: row.try_get::<String, _>("status")?.parse()?,
+            created_ms: row.try_get("created_ms")?,
+            started_ms: row.try_get("started_ms")?,
+            finished_ms: row.try_get("finished_ms")?,
+            participants: [participant(SIDE_COLUMNS[0])?, participant(SIDE_COLUMNS[1])?],
+            winner: row.try_get("winner")?,
+            scores: [row.try_get("score_a")?, row.try_get("score_b")?],
+            reasons,
+            error: row.try_get("error")?,
+            attempts: row.try_get("attempts")?,
+            tournament_id: row.try_get::<Option<i64>, _>("tournament_id")?.map(TournamentId),
+            replay: has_replay.then(|| format!("/api/matches/{id}/replay")),
+        })
+    }
+
+    /// Whether it is waiting for a worker or being played (its result may
+    /// still change).
+    pub fn is_live(&self) -> bool {
+        matches!(self.status, MatchStatus::Queued | MatchStatus::Running)
+    }
+}
+
+/// Which matches [`list`] returns. Each filter given narrows the list;
+/// `None` means any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchFilter {
+    /// Only matches of this ladder (its canonical name, e.g. `othello:std`).
+    pub ladder: Option<String>,
+    /// Only matches with this status.
+    pub status: Option<MatchStatus>,
+    /// Only matches any version of this bot plays in (either side).
+    pub bot: Option<BotId>,
+    /// Only matches of this tournament.
+    pub tournament: Option<TournamentId>,
+    /// Only matches with a smaller id (the next page after it).
+    pub before: Option<MatchId>,
+    /// At most this many matches.
+    pub limit: i64,
+}
+
+impl MatchFilter {
+    /// The newest `limit` matches, with no other filter.
+    pub fn newest(limit: i64) -> MatchFilter {
+        MatchFilter {
+            ladder: None,
+            status: None,
+            bot: None,
+            tournament: None,
+            before: None,
+            limit,
+        }
+    }
+}
+
+/// The matches `filter` selects, newest (highest id) first, at most
+/// `filter.limit` of them. Each filter given becomes a plain condition the
+/// planner can use an index for; the values are always bound.
+pub async fn list(db: &Db, filter: &MatchFilter) -> Result<Vec<MatchSummary>> {
+    let conditions = [
+        if filter.ladder.is_some() {
+            "m.ladder = $1"
+        } else {
+            "$1 = ''"
+        },
+        if filter.status.is_some() {
+            "m.status = $2"
+        } else {
+            "$2 = ''"
+        },
+        if filter.bot.is_some() {
+            "m.id IN (SELECT id FROM matches WHERE a_version IN (SELECT id FROM versions WHERE bot_id = $3) \
+             UNION SELECT id FROM matches WHERE b_version IN (SELECT id FROM versions WHERE bot_id = $3))"
+        } else {
+            "$3 = 0"
+        },
+        if filter.tournament.is_some() {
+            "m.tournament_id = $4"
+        } else {
+            "$4 = 0"
+        },
+        if filter.before.is_some() { "m.id < $5" } else { "$5 = 0" },
+    ];
+    let sql = format!(
+        "{SELECT} WHERE {} ORDER BY m.id DESC LIMIT $6",
+        conditions.join(" AND ")
+    );
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(filter.ladder.clone().unwrap_or_default())
+        .bind(filter.status.map_or("", MatchStatus::as_str))
+        .bind(filter.bot.map_or(0, |bot| bot.0))
+        .bind(filter.tournament.map_or(0, |tournament| tournament.0))
+        .bind(filter.before.map_or(0, |before| before.0))
+        .bind(filter.limit)
+        .fetch_all(&db.pool)
+        .await?;
+    rows.iter().map(MatchSummary::from_row).collect()
+}
+
+/// Match `id`, or `None` if there is no such match.
+pub async fn find(db: &Db, id: MatchId) -> Result<Option<MatchSummary>> {
+    let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE m.id = $1")))
+        .bind(id.0)
+        .fetch_optional(&db.pool)
+        .await?;
+    row.as_ref().map(MatchSummary::from_row).transpose()
+}
+
+/// Whether match `id` exists (whatever its status).
+pub async fn exists(db: &Db, id: MatchId) -> Result<bool> {
+    let found: Option<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE id = $1")
+        .bind(id.0)
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(found.is_some())
+}
+
+/// The newest `limit` matches of bot `bot` (any of its versions, either
+/// side), newest first.
+pub async fn recent_for_bot(db: &Db, bot: BotId, limit: i64) -> Result<Vec<MatchSummary>> {
+    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "{SELECT} WHERE m.id IN ({BOT_MATCH_IDS}) ORDER BY m.id DESC LIMIT $2"
+    )))
+    .bind(bot.0)
+    .bind(limit)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter().map(MatchSummary::from_row).collect()
+}
+
+/// The id of the bot called `name` (case-insensitive), for filtering
+/// matches by bot. [`Error::NotFound`] if there is none.
+pub async fn bot_named(db: &Db, name: &str) -> Result<BotId> {
+    let id: Option<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE name_key = $1")
+        .bind(name.to_lowercase())
+        .fetch_optional(&db.pool)
+        .await?;
+    id.map(BotId).ok_or_else(|| Error::not_found(format!("bot {name:?}")))
+}
+
+/// The seed match `id` is played with (both games), which decides its
+/// openings. [`Error::NotFound`] if there is no such match.
+pub async fn seed(db: &Db, id: MatchId) -> Result<i64> {
+    let seed: Option<i64> = sqlx::query_scalar("SELECT seed FROM matches WHERE id = $1")
+        .bind(id.0)
+        .fetch_optional(&db.pool)
+        .await?;
+    seed.ok_or_else(|| Error::not_found(format!("match {id}")))
+}
+
+/// The replay of match `id` (JSON, decompressed) from the blob store.
+/// [`Error::NotFound`] if there is no such match or it has no replay yet;
+/// [`Error::Unavailable`] if the database or the blob store cannot answer,
+/// or the blob store has lost the replay the match refers to.
+pub async fn replay_bytes(core: &Core, id: MatchId) -> Result<Vec<u8>> {
+    let key: Option<Option<String>> = sqlx::query_scalar("SELECT replay_sha256 FROM matches WHERE id = $1")
+        .bind(id.0)
+        .fetch_optional(&core.db.pool)
+        .await?;
+    let key = key
+        .ok_or_else(|| Error::not_found(format!("match {id}")))?
+        .ok_or_else(|| Error::NotFound(format!("match {id} has no replay yet")))?;
+    core.blobs
+        .run(move |blobs| blobs.get_zstd(&key))
+        .await?
+        .ok_or_else(|| Error::Unavailable(format!("the replay of match {id} is missing from storage")))
+}
+
+/// Which participants of match `id` (0, 1, or both, ascending) are bots
+/// owned by `user`; empty if none. [`Error::NotFound`] if there is no such
+/// match.
+pub async fn sides_owned_by(db: &Db, id: MatchId, user: UserId) -> Result<Vec<i64>> {
+    let owners = sqlx::query(
+        "SELECT ab.owner_id, bb.owner_id FROM matches m \
+         JOIN versions av ON av.id = m.a_version JOIN bots ab ON ab.id = av.bot_id \
+         JOIN versions bv ON bv.id = m.b_version JOIN bots bb ON bb.id = bv.bot_id WHERE m.id = $1",
+    )
+    .bind(id.0)
+    .fetch_optional(&db.pool)
+    .await?
+    .ok_or_else(|| Error::not_found(format!("match {id}")))?;
+    let mut sides = Vec::new();
+    for side in 0..2usize {
+        if UserId(owners.try_get::<i64, _>(side)?) == user {
+            sides.push(side as i64);
+        }
+    }
+    Ok(sides)
+}
+
+/// What one participant's bot wrote to stderr in one game. Serialises as
+/// the API's `{"participant", "game", "stderr"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MatchLog {
+    /// The participant, 0 or 1.
+    pub participant: i64,
+    /// The game (leg) of the match.
+    pub game: i64,
+    /// What the bot wrote, as stored (the tail if it wrote a lot).
+    pub stderr: String,
+}
+
+/// The stored stderr of `participants` (0 and/or 1) in match `id`, by
+/// participant then game. Whether the caller may read them is for the
+/// caller to check first ([`sides_owned_by`]).
+pub async fn logs(db: &Db, id: MatchId, participants: &[i64]) -> Result<Vec<MatchLog>> {
+    let rows =
+        sqlx::query("SELECT participant, game, stderr FROM match_logs WHERE match_id = $1 ORDER BY participant, game")
+            .bind(id.0)
+            .fetch_all(&db.pool)
+            .await?;
+    let mut logs = Vec::new();
+    for row in rows {
+        let participant: i64 = row.try_get(0)?;
+        if participants.contains(&participant) {
+            logs.push(MatchLog {
+                participant,
+                game: row.try_get(1)?,
+                stderr: row.try_get(2)?,
+            });
+        }
+    }
+    Ok(logs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A database with two users' bots (`alpha` of user 1, `beta` of user
+    /// 2), one version each, and match 1 between them on `othello:std`.
+    async fn database(dir: &std::path::Path) -> Db {
+        let db = Db::open_sqlite(&dir.join("arbiter.db")).await.expect("database");
+        for sql in [
+            "INSERT INTO users (id, name, name_key, password_hash, created_ms) VALUES (1, 'u1', 'u1', '', 0), (2, 'u2', 'u2', '', 0)",
+            "INSERT INTO bots (id, owner_id, name, name_key, created_ms) VALUES (1, 1, 'Alpha', 'alpha', 0), (2, 2, 'beta', 'beta', 0)",
+            "INSERT INTO versions (id, bot_id, number, sha256, size, status, ladders, created_ms) VALUES \
+             (10, 1, 1, 'x', 1, 'active', '[]', 0), (20, 2, 3, 'y', 1, 'active', '[]', 0)",
+            "INSERT INTO matches (id, ladder, a_version, b_version, seed, kind, status, created_ms, attempts, started_ms, \
+               finished_ms, winner, score_a, score_b, reasons, a_before, a_after, b_before, b_after) VALUES \
+             (1, 'othello:std', 10, 20, 7, 'ranked', 'finished', 100, 1, 110, 120, 1, 28, 36, '[{\"game\":0}]', \
+              1500.0, 1490.5, 1500.0, 1509.5), \
+             (2, 'othello:anti', 20, 10, 8, 'challenge', 'queued', 200, 0, NULL, NULL, NULL, NULL, NULL, NULL, \
+              NULL, NULL, NULL, NULL)",
+            "INSERT INTO match_logs (match_id, participant, game, stderr) VALUES (1, 0, 0, 'a0'), (1, 1, 0, 'b0'), (1, 0, 1, 'a1')",
+        ] {
+            sqlx::query(sql).execute(&db.pool).await.expect(sql);
+        }
+        db
+    }
+
+    #[tokio::test]
+    async fn a_match_serialises_as_the_api_shows_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = database(dir.path()).await;
+        let found = find(&db, MatchId(1)).await.expect("read").expect("match 1");
+        let expected = json!({
+            "id": 1, "ladder": "othello:std", "kind": "ranked", "status": "finished",
+            "created_ms": 100, "started_ms": 110, "finished_ms": 120,
+            "participants": [
+                {"version_id": 10, "bot": "Alpha", "version": 1, "rating_before": 1500.0, "rating_after": 1490.5},
+                {"version_id": 20, "bot": "beta", "version": 3, "rating_before": 1500.0, "rating_after": 1509.5},
+            ],
+            "winner": 1, "scores": [28, 36], "reasons": [{"game": 0}], "error": null, "attempts": 1,
+            "tournament_id": null, "replay": null,
+        });
+        assert_eq!(serde_json::to_value(&found).expect("json"), expected);
+        let queued = find(&db, MatchId(2)).await.expect("read").expect("match 2");
+        let queued = serde_json::to_value(&queued).expect("json");
+        assert_eq!(queued["scores"], json!([null, null]));
+        assert_eq!(queued["reasons"], json!(null));
+        assert_eq!(queued["participants"][0]["rating_before"], json!(null));
+        assert!(find(&db, MatchId(3)).await.expect("read").is_none());
+        assert!(exists(&db, MatchId(2)).await.expect("read"));
+        assert!(!exists(&db, MatchId(3)).await.expect("read"));
+    }
+
+    #[tokio::test]
+    async fn lists_filter_by_ladder_status_bot_and_page() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = database(dir.path()).await;
+        let ids = |matches: Vec<MatchSummary>| matches.iter().map(|m| m.id.0).collect::<Vec<_>>();
+        let all = MatchFilter::newest(50);
+        assert_eq!(ids(list(&db, &all).await.expect("list")), [2, 1]);
+        let ladder = MatchFilter {
+            ladder: Some("othello:anti".into()),
+            ..all.clone()
+        };
+        assert_eq!(ids(list(&db, &ladder).await.expect("list")), [2]);
+        let finished = MatchFilter {
+            status: Some(MatchStatus::Finished),
+            ..all.clone()
+        };
+        assert_eq!(ids(list(&db, &finished).await.expect("list")), [1]);
+        let bot = bot_named(&db, "ALPHA").await.expect("alpha");
+        let of_bot = MatchFilter {
+            bot: Some(bot),
+            before: Some(MatchId(2)),
+            ..all.clone()
+        };
+        assert_eq!(ids(list(&db, &of_bot).await.expect("list")), [1]);
+        let tournament = MatchFilter {
+            tournament: Some(TournamentId(1)),
+            ..all.clone()
+        };
+        assert!(list(&db, &tournament).await.expect("list").is_empty());
+        assert_eq!(ids(list(&db, &MatchFilter::newest(1)).await.expect("list")), [2]);
+        assert_eq!(ids(recent_for_bot(&db, BotId(2), 20).await.expect("recent")), [2, 1]);
+        assert!(matches!(bot_named(&db, "gamma").await, Err(Error::NotFound(_))));
+    }
+
+    #[tokio::test]
+    async fn unknown_statuses_and_kinds_are_errors_not_defaults() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = database(dir.path()).await;
+        sqlx::query("UPDATE matches SET status = 'done' WHERE id = 1")
+            .execute(&db.pool)
+            .await
+            .expect("update");
+        assert!(matches!(find(&db, MatchId(1)).await, Err(Error::Internal(_))));
+        assert!(matches!(
+            list(&db, &MatchFilter::newest(5)).await,
+            Err(Error::Internal(_))
+        ));
+        sqlx::query("UPDATE matches SET status = 'queued', kind = 'friendly' WHERE id = 1")
+            .execute(&db.pool)
+            .await
+            .expect("update");
+        assert!(matches!(find(&db, MatchId(1)).await, Err(Error::Internal(_))));
+    }
+
+    #[tokio::test]
+    async fn logs_go_to_the_owners_of_their_side() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = database(dir.path()).await;
+        assert_eq!(sides_owned_by(&db, MatchId(1), UserId(1)).await.expect("owners"), [0]);
+        assert!(
+            sides_owned_by(&db, MatchId(1), UserId(3))
+                .await
+                .expect("owners")
+                .is_empty()
+        );
+        assert!(matches!(
+            sides_owned_by(&db, MatchId(9), UserId(1)).await,
+            Err(Error::NotFound(_))
+        ));
+        let logs = logs(&db, MatchId(1), &[0]).await.expect("logs");
+        let stderr: Vec<&str> = logs.iter().map(|log| log.stderr.as_str()).collect();
+        assert_eq!(stderr, ["a0", "a1"]);
+        assert_eq!(
+            serde_json::to_value(&logs[0]).expect("json"),
+            json!({"participant": 0, "game": 0, "stderr": "a0"})
+        );
+        assert_eq!(seed(&db, MatchId(2)).await.expect("seed"), 8);
+    }
+}
