@@ -6,8 +6,10 @@
 //!    seeded; N ranked matches `othello-random` – `othello-greedy` on
 //!    `othello:std` are queued (sides alternating, seed 1000 + i), then W
 //!    in-process workers ([`worker::run`]) are started and timed until all N
-//!    are `finished` (polled every 20 ms): claim, sandbox, replay blob,
-//!    logs and Glicko-2 ratings on SQLite.
+//!    are `finished` (polled every 20 ms): claim, sandbox, compressed replay,
+//!    logs and Glicko-2 ratings on SQLite (the blob store being a local
+//!    folder, each replay is a row of the database, see
+//!    [`arbiter_ladder::replays`]).
 //! 2. **`arbiter play` baseline.** The same two house modules as
 //!    [`WasmBot`]s, the same N matches (same seeds and sides) through
 //!    [`play_match`] on W threads, each replay written to a file, as

@@ -372,10 +372,9 @@ async fn assert_each_match_once(ladder: &Ladder, matches: usize) {
         assert_eq!(row.try_get::<i64, _>(2).expect("rated"), 1, "match {id}");
         seqs.push(row.try_get::<Option<i64>, _>(3).expect("seq").expect("a rated_seq"));
         let replay_key: String = row.try_get::<Option<String>, _>(5).expect("key").expect("a replay");
-        let replay = ladder
-            .core
-            .blobs
-            .get_zstd(&replay_key)
+        let core = &ladder.core;
+        let replay = arbiter_ladder::replays::read(&core.db, &core.blobs, &replay_key)
+            .await
             .expect("read")
             .expect("replay stored");
         let replay = arbiter_referee::Replay::from_json(&replay).expect("a replay");
@@ -769,7 +768,11 @@ async fn time_control_scenario(backend: Backend) {
         let stored = TimeControl::from_columns(row.try_get(0).ok(), row.try_get(1).ok(), row.try_get(2).ok());
         assert_eq!(stored, Some(time), "match {id} keeps the control it was queued with");
         let key: String = row.try_get(3).expect("a replay");
-        let bytes = ladder.core.blobs.get_zstd(&key).expect("read").expect("stored");
+        let core = &ladder.core;
+        let bytes = arbiter_ladder::replays::read(&core.db, &core.blobs, &key)
+            .await
+            .expect("read")
+            .expect("stored");
         let replay = arbiter_referee::Replay::from_json(&bytes).expect("a replay");
         assert_eq!(
             (

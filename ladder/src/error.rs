@@ -74,5 +74,14 @@ impl From<std::io::Error> for Error {
     }
 }
 
+impl From<crate::replays::ReadError> for Error {
+    fn from(error: crate::replays::ReadError) -> Error {
+        match error {
+            crate::replays::ReadError::Db(error) => error.into(),
+            crate::replays::ReadError::Io(error) => error.into(),
+        }
+    }
+}
+
 /// What the ladder's steps return.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -40,6 +40,7 @@ pub mod matches;
 pub mod metrics;
 pub mod model;
 pub mod ratings;
+pub mod replays;
 pub mod sandbox;
 pub mod scheduler;
 pub mod simulate;

@@ -288,8 +288,7 @@ pub async fn replay_bytes(core: &Core, id: MatchId) -> Result<Vec<u8>> {
     let key = key
         .ok_or_else(|| Error::not_found(format!("match {id}")))?
         .ok_or_else(|| Error::NotFound(format!("match {id} has no replay yet")))?;
-    core.blobs
-        .run(move |blobs| blobs.get_zstd(&key))
+    crate::replays::read(&core.db, &core.blobs, &key)
         .await?
         .ok_or_else(|| Error::Unavailable(format!("the replay of match {id} is missing from storage")))
 }

@@ -15,16 +15,19 @@
 //!    while the worker renews its lease every `heartbeat`. A renewal that
 //!    finds the match no longer ours (the lease expired and another worker
 //!    took it) abandons the match at the next turn.
-//! 3. **Record.** The replay is stored first (content-addressed, so a retry
-//!    stores nothing new). Then one transaction marks the match `finished`
-//!    *only if it is still running under this worker's claim*, stores the
-//!    bots' stderr, moves both ratings and stamps the match with the next
-//!    `rated_seq`. If the guard matches no row, the transaction is rolled
-//!    back and the result dropped: someone else owns the match now.
+//! 3. **Record.** The replay is compressed on the match's thread (and, with
+//!    object storage, stored there: content-addressed, so a retry stores
+//!    nothing new). Then one transaction marks the match `finished` *only if
+//!    it is still running under this worker's claim*, stores the replay
+//!    (with a local blob folder: a row of `replays`, see
+//!    [`crate::replays`]) and the bots' stderr, moves both ratings and
+//!    stamps the match with the next `rated_seq`. If the guard matches no
+//!    row, the transaction is rolled back and the result dropped: someone
+//!    else owns the match now.
 //!
 //! A finished match has `winner` (0, 1 or NULL for a draw), `score_a` and
 //! `score_b` (each participant's total over both games), `replay_sha256`
-//! (the zstd replay in the blob store) and `reasons`, a JSON array with one
+//! (the zstd replay, read with [`crate::replays::read`]) and `reasons`, a JSON array with one
 //! object per game: `{"game": 1, "reason": "timeout", "faulted_side": 0,
 //! "faulted_participant": 1}` (the faulted fields are `null` when the game
 //! ended normally). Each participant's stderr per game is in `match_logs`.
@@ -56,6 +59,7 @@ use crate::db::{Backend, Db, now_ms};
 use crate::events::Event;
 use crate::ladders::TimeControl;
 use crate::ratings::{Outcome, Rating};
+use crate::replays::StoredReplay;
 use arbiter_games::{Budget, Side, Variant};
 use arbiter_referee::player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, TurnError};
 use arbiter_referee::{MatchSettings, PlayedMatch, Progress, WasmBot, play_match_observed};
@@ -614,10 +618,11 @@ async fn fail_now(db: &Db, config: &WorkerConfig, id: i64, reason: &str) -> Resu
     Ok(())
 }
 
-/// A finished match, its replay already in the blob store.
+/// A finished match and its compressed replay (already in the object
+/// store, or to be written with the match).
 struct Played {
     played: PlayedMatch,
-    replay_sha256: String,
+    replay: StoredReplay,
 }
 
 /// A version as the worker needs it.
@@ -708,10 +713,9 @@ async fn play(
         };
         let played = play_match_observed(&settings, [&entrants[0], &entrants[1]], &mut observe)
             .map_err(|e| WorkerError::Host(format!("the referee could not play the match: {e}")))?;
-        let replay_sha256 = blobs
-            .put_zstd(&played.replay.to_json())
+        let replay = crate::replays::prepare(&blobs, &played.replay.to_json())
             .map_err(|e| WorkerError::Host(format!("cannot store the replay: {e}")))?;
-        Ok(Played { played, replay_sha256 })
+        Ok(Played { played, replay })
     });
 
     let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + config.heartbeat, config.heartbeat);
@@ -829,18 +833,21 @@ fn reasons_json(played: &PlayedMatch) -> String {
     serde_json::Value::Array(games).to_string()
 }
 
-/// Writes the result, the logs and the rating change in one transaction,
-/// guarded by this worker's claim. Ok(false): the claim was gone, nothing
-/// was written.
+/// Writes the result, the replay (when it goes into the database), the logs
+/// and the rating change in one transaction, guarded by this worker's
+/// claim. Ok(false): the claim was gone, nothing was written.
 ///
-/// Six statements on the usual path, whatever the match: the database's
-/// round trips are most of what the ladder adds to playing a match.
+/// The database's round trips (each a hand-off to the connection's thread
+/// and back) are most of what the ladder adds to playing a match, so there
+/// are few: on SQLite four whatever the match (`BEGIN IMMEDIATE`, the
+/// ratings, one batch of guarded statements, `COMMIT`); on PostgreSQL,
+/// which takes one statement per round trip, seven (six with object
+/// storage).
 async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: Played) -> Result<bool, WorkerError> {
-    let Played { played, replay_sha256 } = played;
+    let Played { played, replay } = played;
     let result = &played.replay.result;
     let winner = result.winner.map(i64::from);
     let outcome = Outcome::from_winner(winner);
-    let now = now_ms();
     let mut tx = core.db.begin_write().await?;
     // Both ratings are read (and on PostgreSQL locked) first, so the match
     // row is written once, with its result and its rating change. Only the
@@ -859,86 +866,51 @@ async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: P
     } else {
         None
     };
-    let sql = match (core.db.backend, change.is_some()) {
-        (_, false) => RECORD_UNRATED,
-        (Backend::Sqlite, true) => RECORD_RATED_SQLITE,
-        (Backend::Postgres, true) => RECORD_RATED_POSTGRES,
-    };
-    let before = change.map(|(before, _)| before);
-    let after = change.map(|(_, after)| after);
-    let finished = sqlx::query(sql)
-        .bind(claimed.id)
-        .bind(&config.id)
-        .bind(now)
-        .bind(winner)
-        .bind(i64::from(result.totals[0]))
-        .bind(i64::from(result.totals[1]))
-        .bind(reasons_json(&played))
-        .bind(&replay_sha256)
-        .bind(before.map(|r| r[0].rating))
-        .bind(after.map(|r| r[0].rating))
-        .bind(before.map(|r| r[1].rating))
-        .bind(after.map(|r| r[1].rating))
-        .bind(after.map(|r| r[0].deviation))
-        .bind(after.map(|r| r[1].deviation))
-        .execute(&mut *tx)
-        .await?;
-    if finished.rows_affected() == 0 {
-        tx.rollback().await?;
-        return Ok(false);
-    }
-    // `logs[participant][game]`: four rows, one statement.
     let [[a0, a1], [b0, b1]] = &played.logs;
-    sqlx::query(
-        "INSERT INTO match_logs (match_id, participant, game, stderr) \
-         VALUES ($1, 0, 0, $2), ($1, 0, 1, $3), ($1, 1, 0, $4), ($1, 1, 1, $5)",
-    )
-    .bind(claimed.id)
-    .bind(String::from_utf8_lossy(a0).into_owned())
-    .bind(String::from_utf8_lossy(a1).into_owned())
-    .bind(String::from_utf8_lossy(b0).into_owned())
-    .bind(String::from_utf8_lossy(b1).into_owned())
-    .execute(&mut *tx)
-    .await?;
-    if let Some(after) = after {
-        let (a_wdl, b_wdl) = match outcome {
-            Outcome::Win => ([1, 0, 0], [0, 0, 1]),
-            Outcome::Draw => ([0, 1, 0], [0, 1, 0]),
-            Outcome::Loss => ([0, 0, 1], [1, 0, 0]),
-        };
-        // Both rows in one statement.
-        sqlx::query(
-            "UPDATE ratings SET \
-               rating = CASE WHEN version_id = $1 THEN $3 ELSE $4 END, \
-               deviation = CASE WHEN version_id = $1 THEN $5 ELSE $6 END, \
-               volatility = CASE WHEN version_id = $1 THEN $7 ELSE $8 END, \
-               wins = wins + CASE WHEN version_id = $1 THEN $9 ELSE $12 END, \
-               draws = draws + CASE WHEN version_id = $1 THEN $10 ELSE $13 END, \
-               losses = losses + CASE WHEN version_id = $1 THEN $11 ELSE $14 END, \
-               last_played_ms = $15 \
-             WHERE ladder = $16 AND version_id IN ($1, $2)",
-        )
-        .bind(claimed.a_version)
-        .bind(claimed.b_version)
-        .bind(after[0].rating)
-        .bind(after[1].rating)
-        .bind(after[0].deviation)
-        .bind(after[1].deviation)
-        .bind(after[0].volatility)
-        .bind(after[1].volatility)
-        .bind(a_wdl[0])
-        .bind(a_wdl[1])
-        .bind(a_wdl[2])
-        .bind(b_wdl[0])
-        .bind(b_wdl[1])
-        .bind(b_wdl[2])
-        .bind(now)
-        .bind(&claimed.ladder)
-        .execute(&mut *tx)
-        .await?;
+    let row = RecordRow {
+        claimed,
+        worker: &config.id,
+        now: now_ms(),
+        winner,
+        totals: result.totals.map(i64::from),
+        reasons: reasons_json(&played),
+        replay: &replay,
+        logs: [a0, a1, b0, b1].map(|log| String::from_utf8_lossy(log).into_owned()),
+        before: change.map(|(before, _)| before),
+        after: change.map(|(_, after)| after),
+        wdl: match outcome {
+            Outcome::Win => [[1, 0, 0], [0, 0, 1]],
+            Outcome::Draw => [[0, 1, 0], [0, 1, 0]],
+            Outcome::Loss => [[0, 0, 1], [1, 0, 0]],
+        },
+    };
+    let recorded = match core.db.backend {
+        Backend::Sqlite => row.write_sqlite(&mut tx).await?,
+        Backend::Postgres => row.write_postgres(&mut tx).await?,
+    };
+    if recorded {
+        tx.commit().await?;
+    } else {
+        tx.rollback().await?;
     }
-    tx.commit().await?;
-    Ok(true)
+    Ok(recorded)
+}
+
+/// What [`record`] writes for one match.
+struct RecordRow<'a> {
+    claimed: &'a Claimed,
+    worker: &'a str,
+    now: i64,
+    winner: Option<i64>,
+    totals: [i64; 2],
+    reasons: String,
+    replay: &'a StoredReplay,
+    /// Participant 0's games 0 and 1, then participant 1's.
+    logs: [String; 4],
+    before: Option<[Rating; 2]>,
+    after: Option<[Rating; 2]>,
+    /// Wins, draws and losses to add, per participant.
+    wdl: [[i64; 3]; 2],
 }
 
 /// Finishes a match, guarded by the claim, with its rating change (`$9` to
@@ -961,8 +933,196 @@ macro_rules! record {
 
 /// Not rated: a version against itself, a challenge or a tournament.
 const RECORD_UNRATED: &str = record!("0", "NULL");
-const RECORD_RATED_SQLITE: &str = record!("1", "(SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM matches)");
 const RECORD_RATED_POSTGRES: &str = record!("1", "nextval('rating_seq')");
+
+/// The claim guard of every statement but the match's own update, on
+/// SQLite (`$1` the match, `$2` the worker): inside the write lock, the same
+/// answer for all of them.
+macro_rules! still_ours {
+    () => {
+        "EXISTS (SELECT 1 FROM matches WHERE id = $1 AND claimed_by = $2 AND status = 'running')"
+    };
+}
+
+/// Both ratings rows in one statement, in the SQLite batch's numbering
+/// (`$20` and `$21` the versions), then `$guard`.
+macro_rules! update_ratings {
+    ($guard:expr) => {
+        concat!(
+            "UPDATE ratings SET \
+               rating = CASE WHEN version_id = $20 THEN $22 ELSE $23 END, \
+               deviation = CASE WHEN version_id = $20 THEN $24 ELSE $25 END, \
+               volatility = CASE WHEN version_id = $20 THEN $26 ELSE $27 END, \
+               wins = wins + CASE WHEN version_id = $20 THEN $28 ELSE $31 END, \
+               draws = draws + CASE WHEN version_id = $20 THEN $29 ELSE $32 END, \
+               losses = losses + CASE WHEN version_id = $20 THEN $30 ELSE $33 END, \
+               last_played_ms = $3 \
+             WHERE ladder = $34 AND version_id IN ($20, $21)",
+            $guard
+        )
+    };
+}
+
+/// The whole record on SQLite, one round trip: the replay, the logs and the
+/// ratings, each only if the claim is still ours, then the match itself
+/// under the same guard. Parameters as [`RecordRow::bind`] numbers them.
+macro_rules! record_sqlite {
+    ($rated:literal, $seq:literal, $ratings:expr) => {
+        concat!(
+            "INSERT INTO replays (sha256, zstd) SELECT $8, $15 WHERE $15 IS NOT NULL AND ",
+            still_ours!(),
+            " ON CONFLICT (sha256) DO NOTHING; \
+             INSERT INTO match_logs (match_id, participant, game, stderr) \
+             SELECT * FROM (VALUES ($1, 0, 0, $16), ($1, 0, 1, $17), ($1, 1, 0, $18), ($1, 1, 1, $19)) WHERE ",
+            still_ours!(),
+            "; ",
+            $ratings,
+            record!($rated, $seq)
+        )
+    };
+}
+
+const RECORD_UNRATED_SQLITE: &str = record_sqlite!("0", "NULL", "");
+const RECORD_RATED_SQLITE_BATCH: &str = record_sqlite!(
+    "1",
+    "(SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM matches)",
+    concat!(update_ratings!(concat!(" AND ", still_ours!())), "; ")
+);
+
+impl RecordRow<'_> {
+    /// The SQLite batch with `$1`…`$34` bound (PostgreSQL's statements bind
+    /// their own).
+    fn bind<'q>(&'q self, sql: &'static str) -> sqlx::query::Query<'q, Any, sqlx::any::AnyArguments> {
+        let (claimed, before, after) = (self.claimed, self.before, self.after);
+        sqlx::query(sql)
+            .bind(claimed.id)
+            .bind(self.worker)
+            .bind(self.now)
+            .bind(self.winner)
+            .bind(self.totals[0])
+            .bind(self.totals[1])
+            .bind(self.reasons.as_str())
+            .bind(self.replay.sha256.as_str())
+            .bind(before.map(|r| r[0].rating))
+            .bind(after.map(|r| r[0].rating))
+            .bind(before.map(|r| r[1].rating))
+            .bind(after.map(|r| r[1].rating))
+            .bind(after.map(|r| r[0].deviation))
+            .bind(after.map(|r| r[1].deviation))
+            .bind(self.replay.row.as_deref())
+            .bind(self.logs[0].as_str())
+            .bind(self.logs[1].as_str())
+            .bind(self.logs[2].as_str())
+            .bind(self.logs[3].as_str())
+            .bind(claimed.a_version)
+            .bind(claimed.b_version)
+            .bind(after.map(|r| r[0].rating))
+            .bind(after.map(|r| r[1].rating))
+            .bind(after.map(|r| r[0].deviation))
+            .bind(after.map(|r| r[1].deviation))
+            .bind(after.map(|r| r[0].volatility))
+            .bind(after.map(|r| r[1].volatility))
+            .bind(self.wdl[0][0])
+            .bind(self.wdl[0][1])
+            .bind(self.wdl[0][2])
+            .bind(self.wdl[1][0])
+            .bind(self.wdl[1][1])
+            .bind(self.wdl[1][2])
+            .bind(claimed.ladder.as_str())
+    }
+
+    /// SQLite: every statement in one round trip. The match's update is the
+    /// only one that changes a row whenever the claim is ours, and every
+    /// other statement changes nothing when it is not, so the rows changed
+    /// say whether the match was recorded.
+    async fn write_sqlite(&self, tx: &mut AnyConnection) -> Result<bool, sqlx::Error> {
+        let sql = if self.after.is_some() {
+            RECORD_RATED_SQLITE_BATCH
+        } else {
+            RECORD_UNRATED_SQLITE
+        };
+        let done = self.bind(sql).execute(&mut *tx).await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// PostgreSQL: the match first (its guard decides), then the replay, the
+    /// logs and the ratings, one statement each.
+    async fn write_postgres(&self, tx: &mut AnyConnection) -> Result<bool, sqlx::Error> {
+        let (claimed, before, after) = (self.claimed, self.before, self.after);
+        let sql = if after.is_some() {
+            RECORD_RATED_POSTGRES
+        } else {
+            RECORD_UNRATED
+        };
+        let finished = sqlx::query(sql)
+            .bind(claimed.id)
+            .bind(self.worker)
+            .bind(self.now)
+            .bind(self.winner)
+            .bind(self.totals[0])
+            .bind(self.totals[1])
+            .bind(self.reasons.as_str())
+            .bind(self.replay.sha256.as_str())
+            .bind(before.map(|r| r[0].rating))
+            .bind(after.map(|r| r[0].rating))
+            .bind(before.map(|r| r[1].rating))
+            .bind(after.map(|r| r[1].rating))
+            .bind(after.map(|r| r[0].deviation))
+            .bind(after.map(|r| r[1].deviation))
+            .execute(&mut *tx)
+            .await?;
+        if finished.rows_affected() == 0 {
+            return Ok(false);
+        }
+        crate::replays::insert(&mut *tx, self.replay).await?;
+        // `logs[participant][game]`: four rows, one statement.
+        sqlx::query(
+            "INSERT INTO match_logs (match_id, participant, game, stderr) \
+             VALUES ($1, 0, 0, $2), ($1, 0, 1, $3), ($1, 1, 0, $4), ($1, 1, 1, $5)",
+        )
+        .bind(claimed.id)
+        .bind(self.logs[0].as_str())
+        .bind(self.logs[1].as_str())
+        .bind(self.logs[2].as_str())
+        .bind(self.logs[3].as_str())
+        .execute(&mut *tx)
+        .await?;
+        if let Some(after) = after {
+            let [a_wdl, b_wdl] = self.wdl;
+            // Both rows in one statement.
+            sqlx::query(
+                "UPDATE ratings SET \
+                   rating = CASE WHEN version_id = $1 THEN $3 ELSE $4 END, \
+                   deviation = CASE WHEN version_id = $1 THEN $5 ELSE $6 END, \
+                   volatility = CASE WHEN version_id = $1 THEN $7 ELSE $8 END, \
+                   wins = wins + CASE WHEN version_id = $1 THEN $9 ELSE $12 END, \
+                   draws = draws + CASE WHEN version_id = $1 THEN $10 ELSE $13 END, \
+                   losses = losses + CASE WHEN version_id = $1 THEN $11 ELSE $14 END, \
+                   last_played_ms = $15 \
+                 WHERE ladder = $16 AND version_id IN ($1, $2)",
+            )
+            .bind(claimed.a_version)
+            .bind(claimed.b_version)
+            .bind(after[0].rating)
+            .bind(after[1].rating)
+            .bind(after[0].deviation)
+            .bind(after[1].deviation)
+            .bind(after[0].volatility)
+            .bind(after[1].volatility)
+            .bind(a_wdl[0])
+            .bind(a_wdl[1])
+            .bind(a_wdl[2])
+            .bind(b_wdl[0])
+            .bind(b_wdl[1])
+            .bind(b_wdl[2])
+            .bind(self.now)
+            .bind(&claimed.ladder)
+            .execute(&mut *tx)
+            .await?;
+        }
+        Ok(true)
+    }
+}
 
 /// Both versions' ratings on a ladder, created with the defaults if
 /// missing (an active version has its rows already: one statement on the

@@ -126,11 +126,9 @@ async fn assert_finished_once(ladder: &Ladder, ids: &[i64]) -> Vec<MatchRow> {
             .await;
         assert_eq!(logs, 4, "one stderr row per participant and game, written once");
         let key = row.replay_sha256.clone().expect("a finished match has a replay");
-        let replay = ladder
-            .core
-            .blobs
-            .get_zstd(&key)
-            .expect("the blob store answers")
+        let replay = arbiter_ladder::replays::read(&ladder.core.db, &ladder.core.blobs, &key)
+            .await
+            .expect("the replay storage answers")
             .expect("the replay is stored");
         let replay: serde_json::Value = serde_json::from_slice(&replay).expect("a JSON replay");
         assert_eq!(replay["match_id"], id, "the replay is this match's");
