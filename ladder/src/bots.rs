@@ -21,6 +21,7 @@ pub const LIST_LIMIT: i64 = 1000;
 
 /// A bot as the bot list shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BotSummary {
     /// Its name as registered.
     pub name: String,
@@ -61,6 +62,7 @@ pub async fn list(db: &Db) -> Result<Vec<BotSummary>> {
 
 /// One bot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Bot {
     /// Its id.
     pub id: BotId,
@@ -101,6 +103,7 @@ pub async fn by_name(db: &Db, name: &str) -> Result<Option<Bot>> {
 
 /// One version of a bot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Version {
     /// Its id.
     pub id: VersionId,
@@ -149,6 +152,7 @@ fn version_from(row: &AnyRow, owner_view: bool) -> Result<Version> {
 
 /// A version with the bot it belongs to, as `/api/versions/{id}` shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VersionOfBot {
     /// The version.
     #[serde(flatten)]
@@ -183,6 +187,7 @@ pub async fn version(db: &Db, id: VersionId, viewer: Option<UserId>) -> Result<O
 
 /// A version's rating on one ladder.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VersionRating {
     /// The ladder.
     pub ladder: String,
@@ -217,6 +222,7 @@ impl VersionRating {
 /// A version with its ratings, as a bot's page and `/api/bots/{name}` show
 /// it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VersionWithRatings {
     /// The version.
     #[serde(flatten)]
@@ -343,6 +349,60 @@ pub async fn member_since(db: &Db, user: UserId) -> Result<i64> {
         .fetch_optional(&db.pool)
         .await?
         .ok_or_else(|| Error::not_found(format!("user {user}")))
+}
+
+/// One of a user's own bots, as their account page lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnedBot {
+    /// Its name as registered.
+    pub name: String,
+    /// Its newest version's status (`None` before any upload finished).
+    pub newest: Option<VersionStatus>,
+    /// Whether it was taken out of matchmaking.
+    pub retired: bool,
+}
+
+impl OwnedBot {
+    /// Whether it can play now: not retired, and its newest version active.
+    pub fn plays(&self) -> bool {
+        !self.retired && self.newest == Some(VersionStatus::Active)
+    }
+}
+
+/// `user`'s bots, by name.
+pub async fn owned_by(db: &Db, user: UserId) -> Result<Vec<OwnedBot>> {
+    let rows = sqlx::query(
+        "SELECT b.name, b.retired, \
+           (SELECT v.status FROM versions v WHERE v.bot_id = b.id ORDER BY v.number DESC LIMIT 1) \
+         FROM bots b WHERE b.owner_id = $1 ORDER BY b.name_key",
+    )
+    .bind(user.0)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(OwnedBot {
+                name: row.try_get(0)?,
+                retired: row.try_get::<i64, _>(1)? != 0,
+                newest: row.try_get::<Option<String>, _>(2)?.map(|s| s.parse()).transpose()?,
+            })
+        })
+        .collect()
+}
+
+/// Most names [`active_names`] returns.
+pub const ACTIVE_NAMES_LIMIT: i64 = 2000;
+
+/// Names of the bots with an active version (for pickers), by name.
+pub async fn active_names(db: &Db) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar(
+        "SELECT b.name FROM bots b WHERE EXISTS \
+           (SELECT 1 FROM versions v WHERE v.bot_id = b.id AND v.status = 'active') \
+         ORDER BY b.name_key LIMIT $1",
+    )
+    .bind(ACTIVE_NAMES_LIMIT)
+    .fetch_all(&db.pool)
+    .await?)
 }
 
 #[cfg(test)]

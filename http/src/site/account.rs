@@ -4,11 +4,11 @@
 //! JSON API instead and stays on the page.
 
 use super::view::{self, When};
-use super::{Nav, SiteResult, Viewer, data, render};
+use super::{Nav, SiteResult, Viewer, render};
 use crate::server::AppState;
 use arbiter_ladder::bots;
 use arbiter_ladder::ladders;
-use arbiter_ladder::model::{UserId, VersionStatus};
+use arbiter_ladder::model::UserId;
 use askama::Template;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect};
@@ -137,10 +137,14 @@ pub(super) async fn account_page(state: &AppState, viewer: &Viewer, token: Optio
         return sign_in_first(viewer);
     };
     let created = bots::member_since(&state.core.db, UserId(caller.user_id)).await?;
-    let bots = data::bots_of(state, caller.user_id)
+    let bots = bots::owned_by(&state.core.db, UserId(caller.user_id))
         .await?
         .into_iter()
-        .map(|(name, status, retired)| MyBot { name, status, retired })
+        .map(|bot| MyBot {
+            status: bot.newest.map(|status| status.as_str().to_owned()).unwrap_or_default(),
+            name: bot.name,
+            retired: bot.retired,
+        })
         .collect();
     Ok(render(&AccountPage {
         nav: viewer.nav("account"),
@@ -174,10 +178,10 @@ pub async fn upload(State(state): State<AppState>, viewer: Viewer, Query(query):
     let Some(caller) = viewer.caller.clone() else {
         return sign_in_first(&viewer);
     };
-    let my_bots: Vec<String> = data::bots_of(&state, caller.user_id)
+    let my_bots: Vec<String> = bots::owned_by(&state.core.db, UserId(caller.user_id))
         .await?
         .into_iter()
-        .map(|b| b.0)
+        .map(|bot| bot.name)
         .collect();
     Ok(render(&UploadPage {
         nav: viewer.nav("upload"),
@@ -241,18 +245,18 @@ pub async fn challenge(
     let Some(caller) = viewer.caller.clone() else {
         return sign_in_first(&viewer);
     };
-    let my_bots: Vec<String> = data::bots_of(&state, caller.user_id)
+    let my_bots: Vec<String> = bots::owned_by(&state.core.db, UserId(caller.user_id))
         .await?
         .into_iter()
-        .filter(|(_, status, retired)| status == VersionStatus::Active.as_str() && !retired)
-        .map(|b| b.0)
+        .filter(|bot| bot.plays())
+        .map(|bot| bot.name)
         .collect();
     let ladder = query.ladder.unwrap_or_else(|| "othello:std".into());
     Ok(render(&ChallengePage {
         nav: viewer.nav("challenge"),
         title: "Challenge a bot".into(),
         my_bots,
-        opponents: data::active_bot_names(&state).await?,
+        opponents: bots::active_names(&state.core.db).await?,
         opponent: query.opponent.unwrap_or_default(),
         ladders: ladder_options(&[ladder.as_str()]),
         times: longer_time_controls(),

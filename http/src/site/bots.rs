@@ -5,7 +5,7 @@ use super::view::{self, MatchRow, When};
 use super::{Nav, SiteError, SiteResult, Viewer, data, render};
 use crate::server::AppState;
 use arbiter_ladder::bots::{self, VersionWithRatings};
-use arbiter_ladder::model::{BotId, MatchStatus, UserId, VersionStatus};
+use arbiter_ladder::model::{MatchStatus, UserId, VersionStatus};
 use arbiter_ladder::ratings::{RatingSystem, matches_to_establish};
 use askama::Template;
 use axum::extract::{Path, State};
@@ -111,13 +111,13 @@ pub const HISTORY_MATCHES: i64 = 2000;
 
 /// `/bots/{name}`.
 pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer: Viewer) -> SiteResult {
-    let bot = data::bot_by_name(&state, &name)
+    let bot = bots::by_name(&state.core.db, &name)
         .await?
         .ok_or_else(|| SiteError::not_found(format!("bot {name:?}")))?;
-    let mine = viewer.user_id() == Some(bot.owner_id);
-    let owner = UserId(bot.owner_id);
+    let mine = viewer.user_id() == Some(bot.owner_id.0);
+    let owner = bot.owner_id;
     let viewer_id = viewer.user_id().map(UserId);
-    let versions = bots::versions_with_ratings(&state.core.db, BotId(bot.id), owner, viewer_id)
+    let versions = bots::versions_with_ratings(&state.core.db, bot.id, owner, viewer_id)
         .await?
         .into_iter()
         .map(|v| VersionView::new(v, state.core.rating))
@@ -127,7 +127,7 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
     // finished ones count.
     let mut history: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut records: BTreeMap<(String, String), [i64; 3]> = BTreeMap::new();
-    for played in bots::played_matches(&state.core.db, BotId(bot.id), HISTORY_MATCHES).await? {
+    for played in bots::played_matches(&state.core.db, bot.id, HISTORY_MATCHES).await? {
         if played.status != MatchStatus::Finished {
             continue;
         }

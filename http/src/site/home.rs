@@ -35,7 +35,7 @@ pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
         let top = leaderboard::rows(&state.core.db, &name, Sort::Rating, 3, 0).await?;
         cards.push(LadderCard {
             title: view::ladder_title(&name),
-            active: data::active_on(&state, &name).await?,
+            active: leaderboard::active_versions(&state.core.db, &name).await?,
             top: top.iter().map(|row| BoardRow::new(row, &HashMap::new())).collect(),
             name,
         });
@@ -46,8 +46,8 @@ pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
         nav: viewer.nav("home"),
         title: "Arbiter — a ladder for game bots".into(),
         ladders: cards,
-        live: live.iter().map(MatchRow::from_json).collect(),
-        recent: recent.iter().map(MatchRow::from_json).collect(),
+        live,
+        recent,
     }))
 }
 
@@ -195,7 +195,7 @@ pub async fn ladder(
         title: view::ladder_title(&name),
         ladder: name,
         rows: board,
-        recent: recent.iter().map(MatchRow::from_json).collect(),
+        recent,
         trend_matches: TREND_MATCHES,
         sort: sort.as_str(),
     }))

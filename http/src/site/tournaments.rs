@@ -56,7 +56,7 @@ pub async fn list(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
         title: "Tournaments".into(),
         tournaments,
         ladders: ladders::names(),
-        bots: data::active_bot_names(&state).await?,
+        bots: arbiter_ladder::bots::active_names(&state.core.db).await?,
     }))
 }
 
@@ -157,7 +157,7 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         finished,
         columns,
         rows,
-        matches: matches.iter().map(MatchRow::from_json).collect(),
+        matches,
     }))
 }
 

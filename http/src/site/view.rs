@@ -2,7 +2,6 @@
 //! ladder titles and match rows.
 
 use arbiter_ladder::db::now_ms;
-use serde_json::Value;
 
 /// A ladder's title: `othello:std` → `Othello · standard`.
 pub fn ladder_title(ladder: &str) -> String {
@@ -159,65 +158,6 @@ pub struct MatchRow {
     pub when: When,
 }
 
-fn str_field(value: &Value, key: &str) -> String {
-    value.get(key).and_then(Value::as_str).unwrap_or_default().to_owned()
-}
-
-impl MatchRow {
-    /// Reads a match as `api::matches::match_json` writes it.
-    pub fn from_json(m: &Value) -> MatchRow {
-        let status = str_field(m, "status");
-        let winner = m.get("winner").and_then(Value::as_i64);
-        let side = |i: usize| -> Side {
-            let p = &m["participants"][i];
-            let before = p.get("rating_before").and_then(Value::as_f64);
-            let after = p.get("rating_after").and_then(Value::as_f64);
-            Side {
-                bot: str_field(p, "bot"),
-                version: p.get("version").and_then(Value::as_i64).unwrap_or(0),
-                won: status == "finished" && winner == Some(i as i64),
-                delta: match (before, after) {
-                    (Some(before), Some(after)) => signed(after - before),
-                    _ => String::new(),
-                },
-            }
-        };
-        let (a, b) = (side(0), side(1));
-        let scores: Vec<Option<i64>> = m
-            .get("scores")
-            .and_then(Value::as_array)
-            .map(|s| s.iter().map(Value::as_i64).collect())
-            .unwrap_or_default();
-        let score = match scores.as_slice() {
-            [Some(x), Some(y)] => format!("{x}–{y}"),
-            _ => String::new(),
-        };
-        let result = match (status.as_str(), winner) {
-            ("finished", Some(0)) => format!("{} wins", a.bot),
-            ("finished", Some(_)) => format!("{} wins", b.bot),
-            ("finished", None) => "draw".to_owned(),
-            (other, _) => other.to_owned(),
-        };
-        let when_ms = m
-            .get("finished_ms")
-            .and_then(Value::as_i64)
-            .or_else(|| m.get("started_ms").and_then(Value::as_i64))
-            .or_else(|| m.get("created_ms").and_then(Value::as_i64))
-            .unwrap_or(0);
-        MatchRow {
-            id: m.get("id").and_then(Value::as_i64).unwrap_or(0),
-            ladder: str_field(m, "ladder"),
-            kind: str_field(m, "kind"),
-            status,
-            a,
-            b,
-            score,
-            result,
-            when: When::at(when_ms),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,22 +182,5 @@ mod tests {
     fn ladder_titles() {
         assert_eq!(ladder_title("othello:std"), "Othello · standard");
         assert_eq!(ladder_title("tictactoe:standard"), "Tic-tac-toe · standard");
-    }
-
-    #[test]
-    fn match_rows_name_the_winner() {
-        let m = serde_json::json!({
-            "id": 7, "ladder": "othello:std", "kind": "ranked", "status": "finished",
-            "participants": [
-                {"bot": "a", "version": 1, "rating_before": 1500.0, "rating_after": 1510.0},
-                {"bot": "b", "version": 2, "rating_before": 1500.0, "rating_after": 1490.0}
-            ],
-            "winner": 1, "scores": [50, 78], "finished_ms": 0
-        });
-        let row = MatchRow::from_json(&m);
-        assert_eq!(row.result, "b wins");
-        assert_eq!(row.score, "50–78");
-        assert!(row.b.won && !row.a.won);
-        assert_eq!(row.a.delta, "+10");
     }
 }
