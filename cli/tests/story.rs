@@ -10,24 +10,40 @@ use arbiter_referee::{Replay, WasmBot};
 use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
 use serde_json::{Value, json};
 use std::time::Duration;
-use support::{Method, StatusCode, TestServer, backends, challenge_and_wait, house, upload_and_check, wait_for};
+use support::{Client, Method, StatusCode, TestServer, backends, house, module_form};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte() {
     for backend in backends() {
         let server = TestServer::start_opts(support::Options::on(backend).workers(2).schedule(true)).await;
-        let ann = server.signup("ann").await;
-        let token = server.token(&ann).await;
-        let api = server.token_client(&token);
+        let spec = Spec::fetch(&server).await;
+        let ann = signup(&spec, &server, "ann").await;
+        let (status, body) = spec.post(&ann, "/api/tokens", &json!({})).await;
+        assert_eq!(status, StatusCode::CREATED, "token: {body}");
+        let api = server.token_client(body["token"].as_str().expect("a token"));
+        let (status, me) = spec.get(&api, "/api/me").await;
+        assert_eq!((status, &me["via"]), (StatusCode::OK, &json!("token")), "{me}");
+        let (status, _) = spec.get(&ann, "/api/users/ann").await;
+        assert_eq!(status, StatusCode::OK);
+        for path in [
+            "/api/health",
+            "/api/ready",
+            "/api/bots",
+            "/api/tournaments",
+            "/api/matches",
+        ] {
+            let (status, body) = spec.get(&api, path).await;
+            assert_eq!(status, StatusCode::OK, "{path}: {body}");
+        }
 
         // A working bot: the greedy house bot's module under a new name.
-        let version = upload_and_check(&api, "ann-greedy", "othello:std", house("othello-greedy")).await;
+        let version = upload_and_check(&spec, &api, "ann-greedy", "othello:std", house("othello-greedy")).await;
         assert_eq!(version["version"]["status"], "active", "{version}");
         let sha256 = version["version"]["sha256"].as_str().expect("sha").to_string();
 
         // A broken bot: a tic-tac-toe bot entered on an Othello ladder answers
         // the wrong protocol and is rejected with the reason, after the upload.
-        let verdict = upload_and_check(&api, "ann-confused", "othello:std", house("tictactoe-random")).await;
+        let verdict = upload_and_check(&spec, &api, "ann-confused", "othello:std", house("tictactoe-random")).await;
         assert_eq!(verdict["version"]["status"], "rejected", "{verdict}");
         let reason = verdict["version"]["reason"].as_str().unwrap_or("");
         assert!(
@@ -37,6 +53,7 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
 
         // The scheduler has it playing: wait for a finished match of ann-greedy.
         let matches = wait_for(
+            &spec,
             &api,
             "/api/matches?bot=ann-greedy&status=finished",
             Duration::from_secs(240),
@@ -45,10 +62,14 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         .await;
         let played = &matches["matches"][0];
         let match_id = played["id"].as_i64().expect("match id");
+        let (status, body) = spec.get(&api, &format!("/api/matches/{match_id}")).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let (status, body) = spec.get(&api, "/api/bots/ann-greedy").await;
+        assert_eq!(status, StatusCode::OK, "{body}");
         assert!(played["participants"][0]["rating_after"].is_f64(), "{played}");
 
         // The leaderboard shows it with a moved rating.
-        let (_, board) = api.get("/api/ladders/othello:std/leaderboard").await;
+        let (_, board) = spec.get(&api, "/api/ladders/othello:std/leaderboard").await;
         let row = board["entries"]
             .as_array()
             .and_then(|rows| rows.iter().find(|r| r["bot"] == "ann-greedy"))
@@ -75,6 +96,12 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
             "a download"
         );
         let bytes = response.bytes().await.expect("bytes");
+        spec.check(
+            "GET",
+            &format!("/api/matches/{match_id}/replay"),
+            StatusCode::OK,
+            &serde_json::from_slice(&bytes).expect("the replay is JSON"),
+        );
         let replay = Replay::from_json(&bytes).expect("a replay");
         assert!(
             replay
@@ -107,6 +134,12 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
             .await
             .expect("transcript");
         assert_eq!(transcript.status(), StatusCode::OK);
+        spec.content_type(
+            "GET",
+            &format!("/api/matches/{match_id}/transcript"),
+            StatusCode::OK,
+            transcript.headers()["content-type"].to_str().unwrap_or(""),
+        );
         assert_eq!(
             transcript.text().await.expect("text").lines().count(),
             2,
@@ -114,16 +147,17 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         );
 
         // Logs: the owner reads them, another user may not.
-        let (status, logs) = api.get(&format!("/api/matches/{match_id}/logs")).await;
+        let (status, logs) = spec.get(&api, &format!("/api/matches/{match_id}/logs")).await;
         assert_eq!(status, StatusCode::OK, "{logs}");
-        let bob = server.signup("bob").await;
-        let (status, _) = bob.get(&format!("/api/matches/{match_id}/logs")).await;
+        let bob = signup(&spec, &server, "bob").await;
+        let (status, _) = spec.get(&bob, &format!("/api/matches/{match_id}/logs")).await;
         assert_eq!(status, StatusCode::FORBIDDEN);
 
         // A challenge jumps the queue and is played.
-        challenge_and_wait(&api, "ann-greedy", "othello-random", "othello:std").await;
-        let (status, _) = bob
-            .post_json(
+        challenge_and_wait(&spec, &api, "ann-greedy", "othello-random", "othello:std").await;
+        let (status, _) = spec
+            .post(
+                &bob,
                 "/api/challenges",
                 &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std"}),
             )
@@ -132,7 +166,7 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
 
         // Time controls: the ladder's is listed; a challenge may pick a
         // longer one from the ladder's list, and nothing else.
-        let (_, ladders) = api.get("/api/ladders").await;
+        let (_, ladders) = spec.get(&api, "/api/ladders").await;
         let std = ladders["ladders"]
             .as_array()
             .expect("ladders")
@@ -144,8 +178,9 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         assert_eq!(std["time_control"]["bank_ms"], 10000, "{std}");
         assert_eq!(std["time_control"]["fuel_per_ms"], 10_000_000, "{std}");
         assert_eq!(std["challenge_time_controls"], json!(["5000/30000", "10000/60000"]));
-        let (status, body) = api
-            .post_json(
+        let (status, body) = spec
+            .post(
+                &api,
                 "/api/challenges",
                 &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std", "time": "20000/90000"}),
             )
@@ -155,8 +190,9 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
             body["error"].as_str().is_some_and(|e| e.contains("10000/60000")),
             "names the controls offered: {body}"
         );
-        let (status, body) = api
-            .post_json(
+        let (status, body) = spec
+            .post(
+                &api,
                 "/api/challenges",
                 &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std", "time": "5000/30000"}),
             )
@@ -177,8 +213,9 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         );
 
         // A small round-robin tournament with a crosstable.
-        let (status, body) = api
-            .post_json(
+        let (status, body) = spec
+            .post(
+                &api,
                 "/api/tournaments",
                 &json!({"name": "ann's cup", "ladder": "othello:std", "bots": ["ann-greedy", "othello-random", "othello-ab-weak"], "matches_per_pair": 1}),
             )
@@ -186,6 +223,7 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         assert_eq!(status, StatusCode::CREATED, "{body}");
         let tournament = body["tournament"]["id"].as_i64().expect("id");
         let done = wait_for(
+            &spec,
             &api,
             &format!("/api/tournaments/{tournament}"),
             Duration::from_secs(240),
@@ -202,9 +240,9 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         assert_eq!(done["crosstable"].as_object().map(|c| c.len()), Some(3));
 
         // Retiring takes the bot out of matchmaking.
-        let (status, body) = api.post_json("/api/bots/ann-greedy/retire", &json!({})).await;
+        let (status, body) = spec.post(&api, "/api/bots/ann-greedy/retire", &json!({})).await;
         assert_eq!(status, StatusCode::OK, "{body}");
-        let (_, board) = api.get("/api/ladders/othello:std/leaderboard").await;
+        let (_, board) = spec.get(&api, "/api/ladders/othello:std/leaderboard").await;
         assert!(
             !board["entries"]
                 .as_array()
@@ -231,6 +269,7 @@ async fn the_openapi_document_lists_every_resource() {
         .expect("document");
     assert_eq!(response.status(), StatusCode::OK);
     let doc: Value = response.json().await.expect("JSON");
+    let spec = Spec { doc: doc.clone() };
     assert_eq!(doc["openapi"], "3.1.0");
     for path in [
         "/api/bots",
@@ -247,18 +286,18 @@ async fn the_openapi_document_lists_every_resource() {
     // What the server answers is what the document says (each of these
     // disagreed once: 201 documented as 200, an undocumented 401, query
     // parameters and limits not declared, plain text declared as JSON).
-    let client = server.signup("doc_reader").await;
-    let (status, _) = client.post_json("/api/tokens", &serde_json::json!({})).await;
+    let client = signup(&spec, &server, "doc_reader").await;
+    let (status, _) = spec.post(&client, "/api/tokens", &json!({})).await;
     assert_eq!(status, StatusCode::CREATED);
     assert!(
         doc.pointer("/paths/~1api~1tokens/post/responses/201").is_some(),
         "201 of POST /api/tokens"
     );
-    let (status, _) = server
-        .client()
-        .post_json(
+    let (status, _) = spec
+        .post(
+            &server.client(),
             "/api/sessions",
-            &serde_json::json!({"name": "doc_reader", "password": "wrong one"}),
+            &json!({"name": "doc_reader", "password": "wrong one"}),
         )
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
@@ -284,19 +323,22 @@ async fn the_openapi_document_lists_every_resource() {
         (limit["minimum"].as_i64(), limit["maximum"].as_i64()),
         (Some(1), Some(200))
     );
-    let (status, body) = client.get("/api/matches?limit=201").await;
+    let (status, body) = spec.get(&client, "/api/matches?limit=201").await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    let (status, _) = client.get("/api/matches?limit=200").await;
+    let (status, _) = spec.get(&client, "/api/matches?limit=200").await;
     assert_eq!(status, StatusCode::OK, "the documented maximum is accepted");
     let board = parameters("/paths/~1api~1ladders~1{ladder}~1leaderboard/get/parameters");
     let limit = &board.iter().find(|(name, _)| name == "limit").expect("limit").1;
     let most = limit["maximum"].as_i64().expect("a maximum");
-    let (status, _) = client
-        .get(&format!("/api/ladders/othello:std/leaderboard?limit={most}"))
+    let (status, _) = spec
+        .get(&client, &format!("/api/ladders/othello:std/leaderboard?limit={most}"))
         .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = client
-        .get(&format!("/api/ladders/othello:std/leaderboard?limit={}", most + 1))
+    let (status, _) = spec
+        .get(
+            &client,
+            &format!("/api/ladders/othello:std/leaderboard?limit={}", most + 1),
+        )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(
@@ -304,4 +346,196 @@ async fn the_openapi_document_lists_every_resource() {
             .is_some(),
         "the transcript is text/plain"
     );
+}
+
+/// The server's own OpenAPI document, and every answer of the story checked
+/// against it: the operation (method and path template), the status and
+/// the body's JSON schema must all be declared, and the body must match.
+struct Spec {
+    doc: Value,
+}
+
+impl Spec {
+    /// `GET /api/openapi.json` of `server`.
+    async fn fetch(server: &TestServer) -> Spec {
+        let response = server
+            .client()
+            .raw(Method::GET, "/api/openapi.json")
+            .send()
+            .await
+            .expect("the document");
+        assert_eq!(response.status(), StatusCode::OK);
+        Spec {
+            doc: response.json().await.expect("JSON"),
+        }
+    }
+
+    /// `GET path` by `client`, checked.
+    async fn get(&self, client: &Client, path: &str) -> (StatusCode, Value) {
+        let (status, body) = client.get(path).await;
+        self.check("GET", path, status, &body);
+        (status, body)
+    }
+
+    /// `POST path` with `body` by `client`, checked.
+    async fn post(&self, client: &Client, path: &str, body: &Value) -> (StatusCode, Value) {
+        let (status, answer) = client.post_json(path, body).await;
+        self.check("POST", path, status, &answer);
+        (status, answer)
+    }
+
+    /// The response object the document declares for `method path` and
+    /// `status` (a `$ref` to a shared response resolved).
+    fn response(&self, method: &str, path: &str, status: StatusCode) -> &Value {
+        let path = path.split('?').next().unwrap_or(path);
+        let segments: Vec<&str> = path.split('/').collect();
+        let paths = self.doc["paths"].as_object().expect("paths");
+        let template = paths
+            .keys()
+            .filter(|template| {
+                let parts: Vec<&str> = template.split('/').collect();
+                parts.len() == segments.len()
+                    && parts
+                        .iter()
+                        .zip(&segments)
+                        .all(|(t, s)| t == s || (t.starts_with('{') && t.ends_with('}') && !s.is_empty()))
+            })
+            // An exact path before a template.
+            .min_by_key(|template| template.matches('{').count())
+            .unwrap_or_else(|| panic!("{method} {path} is not in the document"));
+        let operation = &paths[template][method.to_lowercase()];
+        assert!(operation.is_object(), "{method} {template} is not in the document");
+        let mut response = &operation["responses"][status.as_str()];
+        assert!(
+            response.is_object(),
+            "{method} {template} answered {status}, which the document does not declare"
+        );
+        if let Some(reference) = response["$ref"].as_str() {
+            let pointer = reference.strip_prefix('#').expect("a local reference");
+            response = self
+                .doc
+                .pointer(pointer)
+                .unwrap_or_else(|| panic!("{reference} is not in the document"));
+        }
+        response
+    }
+
+    /// Panics unless the document declares `content_type` (its media type)
+    /// for `method path` answering `status`.
+    fn content_type(&self, method: &str, path: &str, status: StatusCode, content_type: &str) {
+        let media = content_type.split(';').next().unwrap_or("").trim();
+        let response = self.response(method, path, status);
+        assert!(
+            response["content"].get(media).is_some(),
+            "{method} {path} answered {status} as {media}, declared: {}",
+            response["content"]
+        );
+    }
+
+    /// Panics unless `body` matches the JSON schema the document declares
+    /// for `method path` answering `status`.
+    fn check(&self, method: &str, path: &str, status: StatusCode, body: &Value) {
+        let response = self.response(method, path, status);
+        let schema = response
+            .pointer("/content/application~1json/schema")
+            .unwrap_or_else(|| panic!("{method} {path} answered {status} with JSON, and no JSON schema is declared"));
+        // The schema with the document's components at its root, so that
+        // its `#/components/schemas/...` references resolve.
+        let mut root = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "components": self.doc["components"].clone(),
+        });
+        match schema.as_object() {
+            Some(schema) => {
+                for (key, value) in schema {
+                    root[key] = value.clone();
+                }
+            }
+            None => root["allOf"] = json!([schema]),
+        }
+        let validator = jsonschema::draft202012::new(&root)
+            .unwrap_or_else(|e| panic!("the schema of {method} {path} {status} does not compile: {e}"));
+        let errors: Vec<String> = validator
+            .iter_errors(body)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{method} {path} answered {status} against its schema: {errors:#?}\nbody: {body}"
+        );
+    }
+}
+
+/// Signs up `name` (201, checked); the client holds the session cookie and
+/// the CSRF token.
+async fn signup(spec: &Spec, server: &TestServer, name: &str) -> Client {
+    let mut client = server.client();
+    let (status, body) = spec
+        .post(
+            &client,
+            "/api/users",
+            &json!({ "name": name, "password": support::PASSWORD }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "sign-up of {name}: {body}");
+    client.csrf = Some(body["csrf"].as_str().expect("a CSRF token").to_owned());
+    client.user_id = body["user"]["id"].as_i64();
+    client.name = Some(name.to_owned());
+    client
+}
+
+/// Polls `path` (each answer checked) until `done(body)` or panics after
+/// `limit`.
+async fn wait_for(spec: &Spec, client: &Client, path: &str, limit: Duration, done: impl Fn(&Value) -> bool) -> Value {
+    let start = std::time::Instant::now();
+    loop {
+        let (status, body) = spec.get(client, path).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {body}");
+        if done(&body) {
+            return body;
+        }
+        assert!(start.elapsed() < limit, "{path} did not get there in {limit:?}: {body}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Uploads `wasm` as bot `name` on `ladders` (202, `checking`) and waits for
+/// the check; returns the version's final JSON. Every answer checked.
+async fn upload_and_check(spec: &Spec, api: &Client, name: &str, ladders: &str, wasm: &[u8]) -> Value {
+    let (status, body) = api.post_multipart("/api/bots", module_form(name, ladders, wasm)).await;
+    spec.check("POST", "/api/bots", status, &body);
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    assert_eq!(body["version"]["status"], "checking", "{body}");
+    let id = body["version"]["id"].as_i64().expect("version id");
+    wait_for(
+        spec,
+        api,
+        &format!("/api/versions/{id}"),
+        Duration::from_secs(120),
+        |b| b["version"]["status"] != "checking",
+    )
+    .await
+}
+
+/// Challenges `opponent` with `bot` on `ladder` (201) and waits until the
+/// match is finished; returns its id. Every answer checked.
+async fn challenge_and_wait(spec: &Spec, api: &Client, bot: &str, opponent: &str, ladder: &str) -> i64 {
+    let (status, body) = spec
+        .post(
+            api,
+            "/api/challenges",
+            &json!({"bot": bot, "opponent": opponent, "ladder": ladder}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let id = body["match"]["id"].as_i64().expect("match id");
+    wait_for(
+        spec,
+        api,
+        &format!("/api/matches/{id}"),
+        Duration::from_secs(120),
+        |b| b["match"]["status"] == "finished",
+    )
+    .await;
+    id
 }

@@ -221,6 +221,7 @@ pub fn name_key(name: &str) -> String {
 
 /// A name and a password, to sign up or sign in.
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Credentials {
     /// The user name.
     pub name: String,
@@ -237,6 +238,7 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 
 /// A user as anyone may see them.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Profile {
     /// Their id.
     pub id: UserId,

@@ -56,6 +56,7 @@ impl Sort {
 
 /// A ladder as `/api/ladders` lists it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LadderSummary {
     /// Its canonical name, e.g. `othello:std`.
     pub name: String,
@@ -66,6 +67,7 @@ pub struct LadderSummary {
     /// Active versions playing on it.
     pub active_bots: i64,
     /// Its time control (the default of its variant when none is stored).
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub time_control: TimeControl,
     /// The longer time controls a challenge may ask for, as `MOVE/BANK`.
     pub challenge_time_controls: Vec<String>,
@@ -109,6 +111,7 @@ pub async fn active_versions(db: &Db, ladder: &str) -> Result<i64> {
 
 /// One row of a leaderboard: an active version's rating on the ladder.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LeaderboardRow {
     /// 1 for the first row of the board, counting the rows skipped.
     pub rank: i64,
@@ -172,7 +175,8 @@ pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) ->
     }
     let rows = query.fetch_all(&db.pool).await?;
     let mut out = Vec::with_capacity(rows.len());
-    for (rank, row) in (offset + 1..).zip(&rows) {
+    // Ranks count the rows skipped; an absurd offset finds no rows anyway.
+    for (rank, row) in (offset.saturating_add(1)..).zip(&rows) {
         let rating: f64 = row.try_get(4)?;
         let deviation: f64 = row.try_get(5)?;
         let (wins, draws, losses): (i64, i64, i64) = (row.try_get(6)?, row.try_get(7)?, row.try_get(8)?);

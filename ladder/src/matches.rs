@@ -45,6 +45,7 @@ const SIDE_COLUMNS: [[&str; 5]; 2] = [
 /// One side of a match. Serialises as the API's
 /// `{"version_id", "bot", "version", "rating_before", "rating_after"}`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Participant {
     /// The version that plays this side.
     pub version_id: VersionId,
@@ -64,6 +65,7 @@ pub struct Participant {
 /// (`matches[]`) and `GET /api/bots/{name}` (`matches[]`): the same keys,
 /// value types and nulls.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchSummary {
     /// Its id.
     pub id: MatchId,
@@ -318,6 +320,7 @@ pub async fn sides_owned_by(db: &Db, id: MatchId, user: UserId) -> Result<Vec<i6
 /// What one participant's bot wrote to stderr in one game. Serialises as
 /// the API's `{"participant", "game", "stderr"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchLog {
     /// The participant, 0 or 1.
     pub participant: i64,

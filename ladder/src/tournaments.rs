@@ -27,6 +27,7 @@ pub const TOURNAMENTS_PER_MINUTE: i64 = 2;
 
 /// What a new tournament asks for.
 #[derive(Debug, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TournamentRequest {
     /// Its name, 1 to 80 characters.
     pub name: String,
@@ -135,6 +136,7 @@ pub const LIST_LIMIT: i64 = 100;
 
 /// A tournament as the tournament list shows it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Tournament {
     /// Its id.
     pub id: TournamentId,
@@ -192,6 +194,7 @@ pub async fn get(db: &Db, id: TournamentId) -> Result<Option<Tournament>> {
 /// A tournament's header as `/api/tournaments/{id}` shows it: what it is and
 /// how far it got.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Progress {
     /// Its id.
     pub id: TournamentId,
@@ -209,6 +212,7 @@ pub struct Progress {
 
 /// One entrant's standing.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Standing {
     /// The entrant's bot name.
     pub bot: String,

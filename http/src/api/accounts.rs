@@ -16,30 +16,33 @@
 //! (`X-CSRF-Token` header or `csrf` JSON field). API clients sending
 //! `Authorization: Bearer` need neither: a browser cannot forge that header.
 
+use crate::api::{ErrorResponse, True};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ClientIp, CsrfField, JsonBody, OptionalJsonBody, SessionCookie, sent_csrf, session_secret};
 use crate::server::AppState;
 use arbiter_ladder::accounts::Credentials;
-use arbiter_ladder::accounts::{self, SignedIn};
+use arbiter_ladder::accounts::{self, Profile, SignedIn};
 use arbiter_ladder::auth::{Caller, Via, end_session, issue_api_token};
 use arbiter_ladder::error::Error;
+use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::header::CACHE_CONTROL;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/users", post(sign_up))
-        .route("/users/{name}", get(profile))
-        .route("/sessions", post(sign_in).delete(sign_out))
-        .route("/me", get(me))
-        .route("/tokens", post(issue_token))
-        .method_not_allowed_fallback(method_not_allowed)
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(sign_up))
+        .routes(routes!(profile))
+        .routes(routes!(sign_in, sign_out))
+        .routes(routes!(me))
+        .routes(routes!(issue_token))
 }
 
 /// Answers a known path asked with the wrong method: 405 as JSON.
@@ -53,7 +56,79 @@ fn no_store() -> [(axum::http::HeaderName, HeaderValue); 1] {
     [(CACHE_CONTROL, HeaderValue::from_static("no-store"))]
 }
 
+/// A user as the caller sees themself: id and name.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UserRef {
+    /// The user's id.
+    pub id: i64,
+    /// The user's name.
+    pub name: String,
+}
+
+/// A new session: the user and the session's CSRF token (the cookie is
+/// set alongside).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SignedInBody {
+    /// `true`.
+    pub ok: True,
+    /// Who signed in.
+    pub user: UserRef,
+    /// The session's CSRF token, to echo in `X-CSRF-Token` or `csrf`.
+    pub csrf: String,
+}
+
+/// How the caller is signed in.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ViaKind {
+    /// A session cookie.
+    Session,
+    /// An API token.
+    Token,
+}
+
+/// `GET /api/me`: the caller, and the session's CSRF token for a session.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MeBody {
+    /// `true`.
+    pub ok: True,
+    /// The caller.
+    pub user: UserRef,
+    /// `session` or `token`.
+    pub via: ViaKind,
+    /// The session's CSRF token (sessions only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub csrf: Option<String>,
+}
+
+/// A new API token, shown once.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenBody {
+    /// `true`.
+    pub ok: True,
+    /// The token, for `Authorization: Bearer`.
+    pub token: String,
+}
+
+/// A user's public profile.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProfileBody {
+    /// `true`.
+    pub ok: True,
+    /// The profile.
+    pub user: Profile,
+}
+
 /// `POST /users`: creates an account and signs it in.
+#[utoipa::path(post, path = "/users", tag = "accounts",
+    summary = "Sign up; sets the session cookie (409 for a name that is taken)",
+    request_body = Credentials,
+    responses(
+        (status = 201, description = "signed up and in", body = SignedInBody),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 409, response = ErrorResponse),
+        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+    ))]
 async fn sign_up(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
@@ -65,6 +140,15 @@ async fn sign_up(
 }
 
 /// `POST /sessions`: signs in with a name and a password.
+#[utoipa::path(post, path = "/sessions", tag = "accounts",
+    summary = "Sign in; sets the session cookie (401 for a wrong name or password)",
+    request_body = Credentials,
+    responses(
+        (status = 200, description = "signed in", body = SignedInBody),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
+        (status = 503, response = ErrorResponse),
+    ))]
 async fn sign_in(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
@@ -77,11 +161,14 @@ async fn sign_in(
 
 /// The session cookie and `{user, csrf}` of a new session.
 fn signed_in_answer(state: &AppState, signed_in: SignedIn) -> ApiResult<Response> {
-    let body = json!({
-        "ok": true,
-        "user": { "id": signed_in.user_id, "name": signed_in.name },
-        "csrf": signed_in.csrf,
-    });
+    let body = SignedInBody {
+        ok: True,
+        user: UserRef {
+            id: signed_in.user_id,
+            name: signed_in.name,
+        },
+        csrf: signed_in.csrf,
+    };
     Ok((
         SessionCookie::set(signed_in.secret, state.config.secure_cookies),
         no_store(),
@@ -91,6 +178,14 @@ fn signed_in_answer(state: &AppState, signed_in: SignedIn) -> ApiResult<Response
 }
 
 /// `DELETE /sessions`: signs out (the session ends on the server too).
+#[utoipa::path(delete, path = "/sessions", tag = "accounts", summary = "Sign out",
+    security(("bearer" = []), ("session" = [])),
+    responses(
+        (status = 200, description = "signed out; the cookie is cleared", body = crate::api::Done),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+    ))]
 async fn sign_out(State(state): State<AppState>, caller: Caller, headers: HeaderMap) -> ApiResult<Response> {
     if !caller.is_session() {
         return Err(ApiError(Error::Invalid(
@@ -103,23 +198,55 @@ async fn sign_out(State(state): State<AppState>, caller: Caller, headers: Header
     }
     Ok((
         SessionCookie::clear(state.config.secure_cookies),
-        Json(json!({ "ok": true })),
+        Json(crate::api::Done { ok: True }),
     )
         .into_response())
 }
 
 /// `GET /me`: who the caller is (and the CSRF token of their session).
+#[utoipa::path(get, path = "/me", tag = "accounts",
+    summary = "The signed-in user (and the session's CSRF token)",
+    security(("bearer" = []), ("session" = [])),
+    responses(
+        (status = 200, description = "the caller", body = MeBody),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+    ))]
 async fn me(caller: Caller) -> ApiResult<Response> {
-    let user = json!({ "id": caller.user_id, "name": caller.name });
+    let user = UserRef {
+        id: caller.user_id,
+        name: caller.name,
+    };
     let body = match caller.via {
-        Via::Session { csrf } => json!({ "ok": true, "user": user, "via": "session", "csrf": csrf }),
-        Via::Token => json!({ "ok": true, "user": user, "via": "token" }),
+        Via::Session { csrf } => MeBody {
+            ok: True,
+            user,
+            via: ViaKind::Session,
+            csrf: Some(csrf),
+        },
+        Via::Token => MeBody {
+            ok: True,
+            user,
+            via: ViaKind::Token,
+            csrf: None,
+        },
     };
     Ok((no_store(), Json(body)).into_response())
 }
 
 /// `POST /tokens`: a new API token, shown once; the previous one stops
 /// working.
+#[utoipa::path(post, path = "/tokens", tag = "accounts",
+    summary = "Issue an API token, shown once; revokes the previous one",
+    security(("bearer" = []), ("session" = [])),
+    request_body(content = Option<crate::api::CsrfBody>, description = "the session's CSRF token (optional; or `X-CSRF-Token`)"),
+    responses(
+        (status = 201, description = "the new token", body = TokenBody),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+    ))]
 async fn issue_token(
     State(state): State<AppState>,
     caller: Caller,
@@ -128,12 +255,20 @@ async fn issue_token(
 ) -> ApiResult<Response> {
     caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
     let token = issue_api_token(&state.core.db, caller.user_id).await?;
-    let body = json!({ "ok": true, "token": token });
+    let body = TokenBody { ok: True, token };
     Ok((StatusCode::CREATED, no_store(), Json(body)).into_response())
 }
 
 /// `GET /users/{name}`: a user's public profile.
-async fn profile(State(state): State<AppState>, Path(name): Path<String>) -> ApiResult<Json<Value>> {
+#[utoipa::path(get, path = "/users/{name}", tag = "accounts", summary = "A user's public profile",
+    params(("name" = String, Path, description = "user name")),
+    responses(
+        (status = 200, description = "the profile", body = ProfileBody),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
+        (status = 503, response = ErrorResponse),
+    ))]
+async fn profile(State(state): State<AppState>, Path(name): Path<String>) -> ApiResult<Json<ProfileBody>> {
     let user = accounts::profile(&state.core.db, &name).await?;
-    Ok(Json(json!({ "ok": true, "user": user })))
+    Ok(Json(ProfileBody { ok: True, user }))
 }

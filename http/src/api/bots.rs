@@ -1,31 +1,126 @@
 //! Bots and versions: upload, list, inspect, retire; the JSON face of
 //! [`arbiter_ladder::bots`] and [`arbiter_ladder::uploads`].
 
+use crate::api::{ErrorResponse, True};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::OptionalJsonBody;
 use crate::extract::{MaybeCaller, sent_csrf};
 use crate::server::AppState;
 use crate::upload_form::read_upload;
 use arbiter_ladder::auth::Caller;
-use arbiter_ladder::bots;
+use arbiter_ladder::bots::{self, Bot, BotSummary, VersionOfBot, VersionWithRatings};
 use arbiter_ladder::error::Error;
-use arbiter_ladder::model::{UserId, VersionId, VersionStatus};
+use arbiter_ladder::matches::MatchSummary;
+use arbiter_ladder::model::{BotId, UserId, VersionId, VersionStatus};
 use arbiter_ladder::uploads;
+use axum::Json;
 use axum::extract::{Multipart, Path, State};
 use axum::http::StatusCode;
-use axum::routing::{get, post};
-use axum::{Json, Router};
-use serde_json::{Value, json};
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::upload_form::FORM_OVERHEAD;
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/bots", get(list).post(upload))
-        .route("/bots/{name}", get(detail))
-        .route("/bots/{name}/retire", post(retire))
-        .route("/versions/{id}", get(version))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, upload))
+        .routes(routes!(detail))
+        .routes(routes!(retire))
+        .routes(routes!(version))
+}
+
+/// The multipart form of an upload (documentation of what
+/// [`read_upload`] reads).
+#[derive(ToSchema)]
+#[expect(dead_code, reason = "a schema of what the handler reads, never built")]
+pub struct UploadForm {
+    /// Bot name: 3-32 letters, digits, _ or -.
+    name: String,
+    /// Ladders, comma-separated or repeated, e.g. othello:std.
+    ladders: String,
+    /// The .wasm (WASI preview 1 command), at most 16 MiB.
+    #[schema(value_type = String, format = Binary)]
+    module: Vec<u8>,
+    /// The session's CSRF token (not needed with an API token).
+    csrf: Option<String>,
+}
+
+/// A bot as an upload names it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BotRef {
+    /// The bot's id.
+    pub id: i64,
+    /// The bot's name.
+    pub name: String,
+}
+
+/// The version an upload created, in `checking`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UploadedVersion {
+    /// The version's id (poll `GET /api/versions/{id}`).
+    pub id: i64,
+    /// Its number within the bot.
+    pub number: i64,
+    /// The module's SHA-256, hex.
+    pub sha256: String,
+    /// `checking`.
+    pub status: VersionStatus,
+    /// The ladders it is to play.
+    pub ladders: Vec<String>,
+}
+
+/// `POST /api/bots`: the bot and its new version.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UploadedBody {
+    /// `true`.
+    pub ok: True,
+    /// The bot.
+    pub bot: BotRef,
+    /// The new version.
+    pub version: UploadedVersion,
+}
+
+/// `GET /api/bots`: every bot.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BotList {
+    /// `true`.
+    pub ok: True,
+    /// The bots.
+    pub bots: Vec<BotSummary>,
+}
+
+/// `GET /api/bots/{name}`: the bot, its versions and recent matches.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BotDetail {
+    /// `true`.
+    pub ok: True,
+    /// The bot.
+    pub bot: Bot,
+    /// Its versions with their ratings.
+    pub versions: Vec<VersionWithRatings>,
+    /// Its latest matches, newest first.
+    pub matches: Vec<MatchSummary>,
+}
+
+/// `GET /api/versions/{id}`: one version.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VersionBody {
+    /// `true`.
+    pub ok: True,
+    /// The version.
+    pub version: VersionOfBot,
+}
+
+/// `POST /api/bots/{name}/retire`: how many versions left matchmaking.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Retired {
+    /// `true`.
+    pub ok: True,
+    /// Versions retired.
+    pub retired_versions: u64,
 }
 
 /// `POST /api/bots` (multipart: `name`, `ladders`, `module`): creates the
@@ -33,12 +128,23 @@ pub fn router() -> Router<AppState> {
 /// is checked off the request path; the answer is 202 with the version in
 /// `checking`. A module that is not even valid WebAssembly, or breaks the
 /// import/export contract, is refused at once and nothing is stored.
+#[utoipa::path(post, path = "/bots", tag = "bots",
+    summary = "Upload a module: a new bot or a new version of yours; checked off the request path (413 over the size limit, 409 same module twice)",
+    security(("bearer" = []), ("session" = [])),
+    request_body(content = UploadForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 202, description = "stored; the version is being checked", body = UploadedBody),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+        (status = 409, response = ErrorResponse), (status = 413, response = ErrorResponse),
+        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+    ))]
 async fn upload(
     State(state): State<AppState>,
     caller: Caller,
     headers: axum::http::HeaderMap,
     form: Multipart,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<UploadedBody>)> {
     let limit = state.config.max_upload_bytes;
     // Refuse a body announced as too large before reading any of it.
     let announced = headers
@@ -56,77 +162,114 @@ async fn upload(
     let uploaded = uploads::upload(&state.core, caller.user_id, form.upload).await?;
     Ok((
         StatusCode::ACCEPTED,
-        Json(json!({
-            "ok": true,
-            "bot": {"id": uploaded.bot_id, "name": uploaded.name},
-            "version": {
-                "id": uploaded.version_id, "number": uploaded.number, "sha256": uploaded.sha256,
-                "status": VersionStatus::Checking, "ladders": uploaded.ladders,
+        Json(UploadedBody {
+            ok: True,
+            bot: BotRef {
+                id: uploaded.bot_id,
+                name: uploaded.name,
             },
-        })),
+            version: UploadedVersion {
+                id: uploaded.version_id,
+                number: uploaded.number,
+                sha256: uploaded.sha256,
+                status: VersionStatus::Checking,
+                ladders: uploaded.ladders,
+            },
+        }),
     ))
 }
 
 /// `GET /api/bots`: every bot with its active version.
-async fn list(State(state): State<AppState>) -> ApiResult<Json<Value>> {
+#[utoipa::path(get, path = "/bots", tag = "bots", summary = "Every bot",
+    responses(
+        (status = 200, description = "the bots", body = BotList),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
+        (status = 503, response = ErrorResponse),
+    ))]
+async fn list(State(state): State<AppState>) -> ApiResult<Json<BotList>> {
     let bots = bots::list(&state.core.db).await?;
-    Ok(Json(json!({"ok": true, "bots": bots})))
+    Ok(Json(BotList { ok: True, bots }))
 }
 
 /// `GET /api/bots/{name}`: the bot, its versions (with ratings) and its
 /// recent matches.
+#[utoipa::path(get, path = "/bots/{name}", tag = "bots",
+    summary = "A bot, its versions with status and ratings, its recent matches",
+    params(("name" = String, Path, description = "bot name")),
+    responses(
+        (status = 200, description = "the bot", body = BotDetail),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
+        (status = 503, response = ErrorResponse),
+    ))]
 async fn detail(
     State(state): State<AppState>,
     Path(name): Path<String>,
     MaybeCaller(caller): MaybeCaller,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<BotDetail>> {
     let bot = bots::by_name(&state.core.db, &name)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("bot {name:?}")))?;
     let viewer = caller.map(|c| UserId(c.user_id));
     let versions = bots::versions_with_ratings(&state.core.db, bot.id, bot.owner_id, viewer).await?;
-    let bot_id = bot.id.0;
-    let matches = crate::api::matches::recent_for_bot(&state, bot_id, 20).await?;
-    Ok(Json(json!({
-        "ok": true,
-        "bot": bot,
-        "versions": versions,
-        "matches": matches,
-    })))
+    let matches = arbiter_ladder::matches::recent_for_bot(&state.core.db, BotId(bot.id.0), 20).await?;
+    Ok(Json(BotDetail {
+        ok: True,
+        bot,
+        versions,
+        matches,
+    }))
 }
 
 /// `GET /api/versions/{id}`: one version (poll it to follow a check).
+#[utoipa::path(get, path = "/versions/{id}", tag = "bots",
+    summary = "A version: checking, active, retired or rejected (with the reason; stderr for the owner)",
+    params(("id" = i64, Path, description = "version id", minimum = 1)),
+    responses(
+        (status = 200, description = "the version", body = VersionBody),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
+        (status = 503, response = ErrorResponse),
+    ))]
 async fn version(
     State(state): State<AppState>,
     Path(id): Path<String>,
     MaybeCaller(caller): MaybeCaller,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<VersionBody>> {
     let id: i64 = id
         .parse()
         .map_err(|_| ApiError(Error::Invalid(format!("{id:?} is not a version id"))))?;
     let version = bots::version(&state.core.db, VersionId(id), caller.map(|c| UserId(c.user_id)))
         .await?
         .ok_or_else(|| ApiError::not_found(format!("version {id}")))?;
-    Ok(Json(json!({"ok": true, "version": version})))
-}
-
-/// The JSON body of a state-changing request from a session: its CSRF token.
-#[derive(serde::Deserialize, Default)]
-struct CsrfBody {
-    #[serde(default)]
-    csrf: Option<String>,
+    Ok(Json(VersionBody { ok: True, version }))
 }
 
 /// `POST /api/bots/{name}/retire`: the owner takes the bot out of
 /// matchmaking (its history stays).
+#[utoipa::path(post, path = "/bots/{name}/retire", tag = "bots",
+    summary = "Retire a bot of yours from matchmaking",
+    security(("bearer" = []), ("session" = [])),
+    params(("name" = String, Path, description = "bot name")),
+    request_body(content = Option<crate::api::CsrfBody>, description = "the session's CSRF token (optional; or `X-CSRF-Token`)"),
+    responses(
+        (status = 200, description = "retired", body = Retired),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+    ))]
 async fn retire(
     State(state): State<AppState>,
     Path(name): Path<String>,
     caller: Caller,
     headers: axum::http::HeaderMap,
-    OptionalJsonBody(body): OptionalJsonBody<CsrfBody>,
-) -> ApiResult<Json<Value>> {
+    OptionalJsonBody(body): OptionalJsonBody<crate::api::CsrfBody>,
+) -> ApiResult<Json<Retired>> {
     caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
     let retired = uploads::retire(&state.core, caller.user_id, &name).await?;
-    Ok(Json(json!({"ok": true, "retired_versions": retired})))
+    Ok(Json(Retired {
+        ok: True,
+        retired_versions: retired,
+    }))
 }

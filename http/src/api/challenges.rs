@@ -1,20 +1,23 @@
 //! `POST /api/challenges`: the JSON face of [`arbiter_ladder::challenges`].
 
+use crate::api::{ErrorResponse, True};
 use crate::error::ApiResult;
 use crate::extract::JsonBody;
 use crate::extract::sent_csrf;
 use crate::server::AppState;
 use arbiter_ladder::auth::Caller;
 use arbiter_ladder::challenges::{self, ChallengeRequest};
+use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::routing::post;
-use axum::{Json, Router};
-use serde_json::{Value, json};
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/challenges", post(create))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(create))
 }
 
 /// The body of a challenge: the request and the session's CSRF token.
@@ -26,19 +29,72 @@ struct Challenge {
     csrf: Option<String>,
 }
 
+/// The body of a challenge as documented (what [`Challenge`] reads).
+#[derive(ToSchema)]
+#[schema(as = ChallengeRequest)]
+#[expect(dead_code, reason = "a schema of what the handler reads, never built")]
+struct ChallengeDoc {
+    /// The caller's bot.
+    bot: String,
+    /// The bot challenged.
+    opponent: String,
+    /// The ladder, e.g. `othello:std`.
+    ladder: String,
+    /// `ladder` (default) or one of the ladder's challenge_time_controls,
+    /// MOVE_MS/BANK_MS, e.g. 10000/60000.
+    time: Option<String>,
+    /// The session's CSRF token (not needed with an API token).
+    csrf: Option<String>,
+}
+
+/// The queued match.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ChallengeMatch {
+    /// The match's id.
+    pub id: i64,
+    /// Where to follow it: `/api/matches/{id}`.
+    pub url: String,
+}
+
+/// `POST /api/challenges`: the queued match.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ChallengeCreated {
+    /// `true`.
+    pub ok: True,
+    /// The match.
+    #[serde(rename = "match")]
+    pub match_: ChallengeMatch,
+}
+
 /// `POST /api/challenges` {bot, opponent, ladder, time?}: queues a match
 /// ahead of ranked ones, with the ladder's time control or a longer one it
 /// offers; 201 with its id.
+#[utoipa::path(post, path = "/challenges", tag = "matches",
+    summary = "Challenge another bot with one of yours; jumps the queue",
+    security(("bearer" = []), ("session" = [])),
+    request_body = ChallengeDoc,
+    responses(
+        (status = 201, description = "queued", body = ChallengeCreated),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+    ))]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
     JsonBody(body): JsonBody<Challenge>,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<ChallengeCreated>)> {
     caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
     let id = challenges::create(&state.core, caller.user_id, &body.request).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"ok": true, "match": {"id": id, "url": format!("/api/matches/{id}")}})),
+        Json(ChallengeCreated {
+            ok: True,
+            match_: ChallengeMatch {
+                id,
+                url: format!("/api/matches/{id}"),
+            },
+        }),
     ))
 }

@@ -5,15 +5,15 @@ use crate::extract::ClientIp;
 use crate::server::AppState;
 use arbiter_ladder::error::Error;
 use arbiter_ladder::events::Event;
-use axum::Router;
 use axum::extract::{Query, State};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::routing::get;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Event streams one address may hold open at once.
 pub const STREAMS_PER_ADDRESS: usize = 8;
@@ -90,8 +90,8 @@ fn sse(event: &Event) -> SseEvent {
 }
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/events", get(stream))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(stream))
 }
 
 #[derive(serde::Deserialize)]
@@ -120,6 +120,15 @@ fn concerns(event: &Event, match_id: Option<i64>) -> bool {
 /// behind gets a `lagged` event and continues. 404 for a match that does not
 /// exist; 429 past [`STREAMS_PER_ADDRESS`] streams from one address or
 /// [`STREAMS_IN_ALL`] in all.
+#[utoipa::path(get, path = "/events", tag = "matches",
+    summary = "Live events (server-sent events); with ?match=, the turns so far first (429 past 8 streams per address)",
+    params(("match" = Option<i64>, Query, description = "only this match's events (404 for an unknown match)", minimum = 1)),
+    responses(
+        (status = 200, description = "the stream", content_type = "text/event-stream", body = String),
+        (status = 400, response = crate::api::ErrorResponse), (status = 401, response = crate::api::ErrorResponse),
+        (status = 404, response = crate::api::ErrorResponse), (status = 429, response = crate::api::ErrorResponse),
+        (status = 503, response = crate::api::ErrorResponse),
+    ))]
 async fn stream(
     State(state): State<AppState>,
     ClientIp(address): ClientIp,

@@ -1,40 +1,72 @@
 //! Matches: lists, details, replays (JSON and Othello transcript) and the
 //! owner-only logs.
 
+use crate::api::{ErrorResponse, True};
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
 use arbiter_ladder::auth::Caller;
 use arbiter_ladder::error::Error;
-use arbiter_ladder::matches::{self, MatchFilter};
-use arbiter_ladder::model::{BotId, MatchId, MatchStatus, UserId};
+use arbiter_ladder::matches::{self, MatchFilter, MatchLog, MatchSummary};
+use arbiter_ladder::model::{MatchId, MatchStatus, UserId};
 use arbiter_referee::Replay;
+use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
+use tower_http::compression::CompressionLayer;
+use utoipa::ToSchema;
+use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
+use utoipa_axum::routes;
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/matches", get(list))
-        .route("/matches/{id}", get(detail))
-        .route(
-            "/matches/{id}/replay",
-            get(replay).layer(tower_http::compression::CompressionLayer::new()),
-        )
-        .route("/matches/{id}/transcript", get(transcript))
-        .route(
-            "/matches/{id}/frames",
-            get(frames).layer(tower_http::compression::CompressionLayer::new()),
-        )
-        .route(
-            "/matches/{id}/training.jsonl",
-            get(training).layer(tower_http::compression::CompressionLayer::new()),
-        )
-        .route("/matches/{id}/logs", get(logs))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(detail))
+        .routes(compressed(routes!(replay)))
+        .routes(routes!(transcript))
+        .routes(compressed(routes!(frames)))
+        .routes(compressed(routes!(training)))
+        .routes(routes!(logs))
 }
+
+/// `routes` answering gzip (or another coding) when the client accepts it.
+fn compressed((schemas, paths, method_router): UtoipaMethodRouter<AppState>) -> UtoipaMethodRouter<AppState> {
+    (schemas, paths, method_router.layer(CompressionLayer::new()))
+}
+
+/// `GET /api/matches`: matches, newest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MatchList {
+    /// `true`.
+    pub ok: True,
+    /// The matches.
+    pub matches: Vec<MatchSummary>,
+}
+
+/// `GET /api/matches/{id}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MatchBody {
+    /// `true`.
+    pub ok: True,
+    /// The match.
+    #[serde(rename = "match")]
+    pub match_: MatchSummary,
+}
+
+/// `GET /api/matches/{id}/logs`: the caller's bots' stderr.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MatchLogs {
+    /// `true`.
+    pub ok: True,
+    /// One entry per participant of the caller and game.
+    pub logs: Vec<MatchLog>,
+}
+
+/// The id of a match in a path.
+const ID: &str = "match id";
 
 /// Reads a match id from the path.
 pub fn parse_id(id: &str) -> Result<i64, ApiError> {
@@ -42,19 +74,6 @@ pub fn parse_id(id: &str) -> Result<i64, ApiError> {
         .ok()
         .filter(|id| *id > 0)
         .ok_or_else(|| ApiError(Error::Invalid(format!("{id:?} is not a match id"))))
-}
-
-/// `value` as JSON: how the typed rows of the ladder become the API's
-/// bodies.
-fn to_json(value: &impl serde::Serialize) -> ApiResult<Value> {
-    serde_json::to_value(value).map_err(|e| ApiError(Error::Internal(e.to_string())))
-}
-
-/// The latest `limit` matches of a bot (any of its versions), newest first,
-/// each as `GET /api/matches/{id}` shows it.
-pub async fn recent_for_bot(state: &AppState, bot_id: i64, limit: i64) -> ApiResult<Vec<Value>> {
-    let recent = matches::recent_for_bot(&state.core.db, BotId(bot_id), limit).await?;
-    recent.iter().map(to_json).collect()
 }
 
 /// Filters of `GET /api/matches`.
@@ -68,7 +87,21 @@ struct Filter {
 }
 
 /// `GET /api/matches?ladder=&status=&bot=&before=&limit=`: newest first.
-async fn list(State(state): State<AppState>, Query(filter): Query<Filter>) -> ApiResult<Json<Value>> {
+#[utoipa::path(get, path = "/matches", tag = "matches", summary = "Matches, newest first",
+    params(
+        ("ladder" = Option<String>, Query, description = "only this ladder, e.g. othello:std"),
+        ("status" = Option<MatchStatus>, Query, description = "only matches in this state"),
+        ("bot" = Option<String>, Query, description = "only matches of this bot (404 for an unknown bot)"),
+        ("before" = Option<i64>, Query, description = "only matches with a smaller id (the next page)", minimum = 0),
+        ("limit" = Option<i64>, Query, description = "at most this many, default 50", minimum = 1, maximum = 200),
+    ),
+    responses(
+        (status = 200, description = "the matches", body = MatchList),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
+        (status = 503, response = ErrorResponse),
+    ))]
+async fn list(State(state): State<AppState>, Query(filter): Query<Filter>) -> ApiResult<Json<MatchList>> {
     let limit = filter.limit.unwrap_or(50);
     if !(1..=200).contains(&limit) {
         return Err(ApiError(Error::Invalid("limit must be between 1 and 200".into())));
@@ -97,17 +130,29 @@ async fn list(State(state): State<AppState>, Query(filter): Query<Filter>) -> Ap
         before: filter.before.filter(|&before| before != 0).map(MatchId),
         limit,
     };
-    let list = matches::list(&state.core.db, &filter).await?;
-    Ok(Json(json!({"ok": true, "matches": to_json(&list)?})))
+    let matches = matches::list(&state.core.db, &filter).await?;
+    Ok(Json(MatchList { ok: True, matches }))
 }
 
 /// `GET /api/matches/{id}`.
-async fn detail(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+#[utoipa::path(get, path = "/matches/{id}", tag = "matches",
+    summary = "A match: participants, result, finish reasons, rating changes",
+    params(("id" = i64, Path, description = ID, minimum = 1)),
+    responses(
+        (status = 200, description = "the match", body = MatchBody),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
+        (status = 503, response = ErrorResponse),
+    ))]
+async fn detail(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<MatchBody>> {
     let id = MatchId(parse_id(&id)?);
     let found = matches::find(&state.core.db, id)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("match {id}")))?;
-    Ok(Json(json!({"ok": true, "match": to_json(&found)?})))
+    Ok(Json(MatchBody {
+        ok: True,
+        match_: found,
+    }))
 }
 
 #[derive(serde::Deserialize)]
@@ -116,6 +161,18 @@ struct Download {
 }
 
 /// `GET /api/matches/{id}/replay[?download=1]`: the replay JSON.
+#[utoipa::path(get, path = "/matches/{id}/replay", tag = "matches",
+    summary = "The replay JSON (gzip when asked)",
+    params(
+        ("id" = i64, Path, description = ID, minimum = 1),
+        ("download" = Option<String>, Query, description = "any value: served as an attachment"),
+    ),
+    responses(
+        (status = 200, description = "the replay", content_type = "application/json", body = Object),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
+        (status = 503, response = ErrorResponse),
+    ))]
 async fn replay(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -140,6 +197,15 @@ async fn replay(
 
 /// `GET /api/matches/{id}/transcript`: Othello move transcripts, one line
 /// per leg (`f5d6c3…`, `--` for a pass).
+#[utoipa::path(get, path = "/matches/{id}/transcript", tag = "matches",
+    summary = "Othello move transcripts, one line per leg (text/plain)",
+    params(("id" = i64, Path, description = ID, minimum = 1)),
+    responses(
+        (status = 200, description = "one line per leg", content_type = "text/plain", body = String),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
+        (status = 503, response = ErrorResponse),
+    ))]
 async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
     let id = parse_id(&id)?;
     let bytes = matches::replay_bytes(&state.core, MatchId(id)).await?;
@@ -182,6 +248,18 @@ async fn skirmish_replay(state: &AppState, id: i64) -> ApiResult<Replay> {
 /// `GET /api/matches/{id}/frames?game=N`: a skirmish game (game 1 or 2,
 /// default 1) as frames for viewers: the map, the start, what changed in
 /// every tick, and the end (re-simulated from the replay's record).
+#[utoipa::path(get, path = "/matches/{id}/frames", tag = "matches",
+    summary = "A skirmish game as frames for viewers: the map, the start, what changed in every tick, the end (gzip when asked)",
+    params(
+        ("id" = i64, Path, description = ID, minimum = 1),
+        ("game" = Option<String>, Query, description = "1 (default) or 2", pattern = "^[12]$"),
+    ),
+    responses(
+        (status = 200, description = "the frames", content_type = "application/json", body = Object),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
+        (status = 503, response = ErrorResponse),
+    ))]
 async fn frames(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -217,6 +295,15 @@ async fn frames(
 /// `GET /api/matches/{id}/training.jsonl`: a skirmish match as training
 /// data, one JSON line per game, tick and side (see `arbiter replay export
 /// --jsonl`).
+#[utoipa::path(get, path = "/matches/{id}/training.jsonl", tag = "matches",
+    summary = "A skirmish match as training data: one JSON line per game, tick and side (application/x-ndjson)",
+    params(("id" = i64, Path, description = ID, minimum = 1)),
+    responses(
+        (status = 200, description = "one JSON object per line", content_type = "application/x-ndjson", body = String),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
+        (status = 503, response = ErrorResponse),
+    ))]
 async fn training(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
     let id = parse_id(&id)?;
     let replay = skirmish_replay(&state, id).await?;
@@ -243,7 +330,17 @@ async fn training(State(state): State<AppState>, Path(id): Path<String>) -> ApiR
 
 /// `GET /api/matches/{id}/logs`: what the caller's bot wrote to stderr in
 /// this match. Only a participating bot's owner may read it.
-async fn logs(State(state): State<AppState>, Path(id): Path<String>, caller: Caller) -> ApiResult<Json<Value>> {
+#[utoipa::path(get, path = "/matches/{id}/logs", tag = "matches",
+    summary = "Your bot's stderr in this match (owners only)",
+    security(("bearer" = []), ("session" = [])),
+    params(("id" = i64, Path, description = ID, minimum = 1)),
+    responses(
+        (status = 200, description = "the logs", body = MatchLogs),
+        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
+        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+    ))]
+async fn logs(State(state): State<AppState>, Path(id): Path<String>, caller: Caller) -> ApiResult<Json<MatchLogs>> {
     let id = parse_id(&id)?;
     let id = MatchId(id);
     let mine = matches::sides_owned_by(&state.core.db, id, UserId(caller.user_id)).await?;
@@ -253,5 +350,5 @@ async fn logs(State(state): State<AppState>, Path(id): Path<String>, caller: Cal
         )));
     }
     let logs = matches::logs(&state.core.db, id, &mine).await?;
-    Ok(Json(json!({"ok": true, "logs": to_json(&logs)?})))
+    Ok(Json(MatchLogs { ok: True, logs }))
 }
