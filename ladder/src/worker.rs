@@ -61,8 +61,7 @@ use crate::ladders::TimeControl;
 use crate::ratings::{Outcome, Rating};
 use crate::replays::StoredReplay;
 use arbiter_games::{Budget, Side, Variant};
-use arbiter_referee::player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, TurnError};
-use arbiter_referee::{MatchSettings, PlayedMatch, Progress, WasmBot, play_match_observed};
+use arbiter_referee::{Cancellable, MatchSettings, PlayedMatch, Progress, WasmBot, play_match_observed};
 use sqlx::{Any, AnyConnection, Row};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -692,10 +691,7 @@ async fn play(
         }
         let entrants: Vec<Cancellable<'_>> = bots
             .iter()
-            .map(|bot| Cancellable {
-                inner: bot,
-                cancel: thread_cancel.clone(),
-            })
+            .map(|bot| Cancellable::new(bot, thread_cancel.clone()))
             .collect();
         let _playing = events.play(match_id);
         let mut observe = |game: u8, progress: Progress<'_>| match progress {
@@ -766,52 +762,6 @@ async fn renew(db: &Db, config: &WorkerConfig, id: i64) -> Result<bool, sqlx::Er
             .execute(&mut *connection)
             .await?;
     Ok(done.rows_affected() > 0)
-}
-
-/// An entrant whose players give up (as a host failure, never scored) once
-/// `cancel` is set: how an abandoned match stops at its next turn.
-struct Cancellable<'a> {
-    inner: &'a dyn Entrant,
-    cancel: Arc<AtomicBool>,
-}
-
-const ABANDONED: &str = "match abandoned by its worker";
-
-impl Entrant for Cancellable<'_> {
-    fn info(&self) -> EntrantInfo {
-        self.inner.info()
-    }
-
-    fn spawn(&self, setup: &GameSetup) -> Result<Box<dyn Player>, SpawnError> {
-        if self.cancel.load(Ordering::Relaxed) {
-            return Err(SpawnError::Host(ABANDONED.to_string()));
-        }
-        Ok(Box::new(CancellablePlayer {
-            inner: self.inner.spawn(setup)?,
-            cancel: self.cancel.clone(),
-        }))
-    }
-}
-
-struct CancellablePlayer {
-    inner: Box<dyn Player>,
-    cancel: Arc<AtomicBool>,
-}
-
-impl Player for CancellablePlayer {
-    fn turn(&mut self, request: &str, budget_us: u64) -> Result<Answer, TurnError> {
-        if self.cancel.load(Ordering::Relaxed) {
-            return Err(TurnError {
-                fault: Fault::Host(ABANDONED.to_string()),
-                spent: Default::default(),
-            });
-        }
-        self.inner.turn(request, budget_us)
-    }
-
-    fn stderr(&self) -> Vec<u8> {
-        self.inner.stderr()
-    }
 }
 
 /// The `reasons` column: each game's finish reason and who faulted.

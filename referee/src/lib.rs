@@ -28,6 +28,7 @@
 //!   settings and seed give the same replay, byte for byte.
 #![deny(missing_docs)]
 
+pub mod cancel;
 pub mod frames;
 mod in_process;
 pub mod native;
@@ -38,6 +39,7 @@ pub mod skirmish;
 pub mod verify;
 pub mod wasm;
 
+pub use cancel::Cancellable;
 pub use in_process::InProcess;
 pub use player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, Spent, TurnError};
 pub use referee::{HostError, MatchSettings, PlayedMatch, Progress, play_match, play_match_observed};
