@@ -940,9 +940,9 @@ const RECORD_RATED_SQLITE_BATCH: &str = record_sqlite!(
 );
 
 impl RecordRow<'_> {
-    /// The SQLite batch with `$1`…`$34` bound (PostgreSQL's statements bind
-    /// their own).
-    fn bind<'q>(&'q self, sql: &'static str) -> sqlx::query::Query<'q, Any, sqlx::any::AnyArguments> {
+    /// `sql` with the match row's `$1`…`$14` bound: the statement that
+    /// finishes the match on both backends, and the start of SQLite's batch.
+    fn bind_match<'q>(&'q self, sql: &'static str) -> sqlx::query::Query<'q, Any, sqlx::any::AnyArguments> {
         let (claimed, before, after) = (self.claimed, self.before, self.after);
         sqlx::query(sql)
             .bind(claimed.id)
@@ -959,6 +959,13 @@ impl RecordRow<'_> {
             .bind(after.map(|r| r[1].rating))
             .bind(after.map(|r| r[0].deviation))
             .bind(after.map(|r| r[1].deviation))
+    }
+
+    /// The SQLite batch with `$1`…`$34` bound (PostgreSQL's statements bind
+    /// their own).
+    fn bind<'q>(&'q self, sql: &'static str) -> sqlx::query::Query<'q, Any, sqlx::any::AnyArguments> {
+        let (claimed, after) = (self.claimed, self.after);
+        self.bind_match(sql)
             .bind(self.replay.row.as_deref())
             .bind(self.logs[0].as_str())
             .bind(self.logs[1].as_str())
@@ -998,29 +1005,13 @@ impl RecordRow<'_> {
     /// PostgreSQL: the match first (its guard decides), then the replay, the
     /// logs and the ratings, one statement each.
     async fn write_postgres(&self, tx: &mut AnyConnection) -> Result<bool, sqlx::Error> {
-        let (claimed, before, after) = (self.claimed, self.before, self.after);
+        let (claimed, after) = (self.claimed, self.after);
         let sql = if after.is_some() {
             RECORD_RATED_POSTGRES
         } else {
             RECORD_UNRATED
         };
-        let finished = sqlx::query(sql)
-            .bind(claimed.id)
-            .bind(self.worker)
-            .bind(self.now)
-            .bind(self.winner)
-            .bind(self.totals[0])
-            .bind(self.totals[1])
-            .bind(self.reasons.as_str())
-            .bind(self.replay.sha256.as_str())
-            .bind(before.map(|r| r[0].rating))
-            .bind(after.map(|r| r[0].rating))
-            .bind(before.map(|r| r[1].rating))
-            .bind(after.map(|r| r[1].rating))
-            .bind(after.map(|r| r[0].deviation))
-            .bind(after.map(|r| r[1].deviation))
-            .execute(&mut *tx)
-            .await?;
+        let finished = self.bind_match(sql).execute(&mut *tx).await?;
         if finished.rows_affected() == 0 {
             return Ok(false);
         }
