@@ -125,9 +125,7 @@ pub struct ProfileBody {
     request_body = Credentials,
     responses(
         (status = 201, description = "signed up and in", body = SignedInBody),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 409, response = ErrorResponse),
-        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+        (status = 409, response = ErrorResponse),
     ))]
 async fn sign_up(
     State(state): State<AppState>,
@@ -145,9 +143,6 @@ async fn sign_up(
     request_body = Credentials,
     responses(
         (status = 200, description = "signed in", body = SignedInBody),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn sign_in(
     State(state): State<AppState>,
@@ -182,9 +177,7 @@ fn signed_in_answer(state: &AppState, signed_in: SignedIn) -> ApiResult<Response
     security(("bearer" = []), ("session" = [])),
     responses(
         (status = 200, description = "signed out; the cookie is cleared", body = crate::api::Done),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
-        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+        (status = 403, response = ErrorResponse),
     ))]
 async fn sign_out(State(state): State<AppState>, caller: Caller, headers: HeaderMap) -> ApiResult<Response> {
     if !caller.is_session() {
@@ -209,9 +202,7 @@ async fn sign_out(State(state): State<AppState>, caller: Caller, headers: Header
     security(("bearer" = []), ("session" = [])),
     responses(
         (status = 200, description = "the caller", body = MeBody),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
-        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+        (status = 403, response = ErrorResponse),
     ))]
 async fn me(caller: Caller) -> ApiResult<Response> {
     let user = UserRef {
@@ -243,9 +234,7 @@ async fn me(caller: Caller) -> ApiResult<Response> {
     request_body(content = Option<crate::api::CsrfBody>, description = "the session's CSRF token (optional; or `X-CSRF-Token`)"),
     responses(
         (status = 201, description = "the new token", body = TokenBody),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
-        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+        (status = 403, response = ErrorResponse),
     ))]
 async fn issue_token(
     State(state): State<AppState>,
@@ -264,9 +253,6 @@ async fn issue_token(
     params(("name" = String, Path, description = "user name")),
     responses(
         (status = 200, description = "the profile", body = ProfileBody),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn profile(State(state): State<AppState>, Path(name): Path<String>) -> ApiResult<Json<ProfileBody>> {
     let user = accounts::profile(&state.core.db, &name).await?;

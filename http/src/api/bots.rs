@@ -134,10 +134,8 @@ pub struct Retired {
     request_body(content = UploadForm, content_type = "multipart/form-data"),
     responses(
         (status = 202, description = "stored; the version is being checked", body = UploadedBody),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+        (status = 403, response = ErrorResponse),
         (status = 409, response = ErrorResponse), (status = 413, response = ErrorResponse),
-        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
     ))]
 async fn upload(
     State(state): State<AppState>,
@@ -183,9 +181,6 @@ async fn upload(
 #[utoipa::path(get, path = "/bots", tag = "bots", summary = "Every bot",
     responses(
         (status = 200, description = "the bots", body = BotList),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn list(State(state): State<AppState>) -> ApiResult<Json<BotList>> {
     let bots = bots::list(&state.core.db).await?;
@@ -199,9 +194,6 @@ async fn list(State(state): State<AppState>) -> ApiResult<Json<BotList>> {
     params(("name" = String, Path, description = "bot name")),
     responses(
         (status = 200, description = "the bot", body = BotDetail),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn detail(
     State(state): State<AppState>,
@@ -228,9 +220,6 @@ async fn detail(
     params(("id" = i64, Path, description = "version id", minimum = 1)),
     responses(
         (status = 200, description = "the version", body = VersionBody),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn version(
     State(state): State<AppState>,
@@ -255,9 +244,7 @@ async fn version(
     request_body(content = Option<crate::api::CsrfBody>, description = "the session's CSRF token (optional; or `X-CSRF-Token`)"),
     responses(
         (status = 200, description = "retired", body = Retired),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
-        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+        (status = 403, response = ErrorResponse),
     ))]
 async fn retire(
     State(state): State<AppState>,

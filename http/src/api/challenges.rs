@@ -75,9 +75,7 @@ pub struct ChallengeCreated {
     request_body = ChallengeDoc,
     responses(
         (status = 201, description = "queued", body = ChallengeCreated),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
-        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+        (status = 403, response = ErrorResponse),
     ))]
 async fn create(
     State(state): State<AppState>,

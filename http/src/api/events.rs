@@ -125,9 +125,6 @@ fn concerns(event: &Event, match_id: Option<i64>) -> bool {
     params(("match" = Option<i64>, Query, description = "only this match's events (404 for an unknown match)", minimum = 1)),
     responses(
         (status = 200, description = "the stream", content_type = "text/event-stream", body = String),
-        (status = 400, response = crate::api::ErrorResponse), (status = 401, response = crate::api::ErrorResponse),
-        (status = 404, response = crate::api::ErrorResponse), (status = 429, response = crate::api::ErrorResponse),
-        (status = 503, response = crate::api::ErrorResponse),
     ))]
 async fn stream(
     State(state): State<AppState>,

@@ -66,9 +66,6 @@ pub struct NotReadyBody {
 #[utoipa::path(get, path = "/health", tag = "operations", summary = "Liveness: 200 while the server answers",
     responses(
         (status = 200, description = "live", body = Probe),
-        (status = 400, response = crate::api::ErrorResponse), (status = 401, response = crate::api::ErrorResponse),
-        (status = 404, response = crate::api::ErrorResponse), (status = 429, response = crate::api::ErrorResponse),
-        (status = 503, response = crate::api::ErrorResponse),
     ))]
 async fn live() -> Json<Probe> {
     Json(Probe {
@@ -84,8 +81,6 @@ async fn live() -> Json<Probe> {
     summary = "Readiness: 200 when the database answers within 2 s with its schema current, else 503",
     responses(
         (status = 200, description = "ready", body = Probe),
-        (status = 400, response = crate::api::ErrorResponse), (status = 401, response = crate::api::ErrorResponse),
-        (status = 404, response = crate::api::ErrorResponse), (status = 429, response = crate::api::ErrorResponse),
         (status = 503, description = "not ready, with the reason", body = NotReadyBody),
     ))]
 async fn ready(State(state): State<AppState>) -> Response {

@@ -1,7 +1,7 @@
 //! Ladders and their leaderboards: the JSON face of
 //! [`arbiter_ladder::leaderboard`].
 
-use crate::api::{ErrorResponse, True};
+use crate::api::True;
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
 use arbiter_ladder::error::Error;
@@ -57,9 +57,6 @@ pub struct Leaderboard {
     summary = "Every ladder, with its time control and the longer ones a challenge may choose",
     responses(
         (status = 200, description = "the ladders", body = LadderList),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn list(State(state): State<AppState>) -> ApiResult<Json<LadderList>> {
     let ladders = leaderboard::ladders(&state.core.db).await?;
@@ -91,9 +88,6 @@ pub struct Page {
     ),
     responses(
         (status = 200, description = "the leaderboard", body = Leaderboard),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn leaderboard(
     State(state): State<AppState>,

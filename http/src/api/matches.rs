@@ -97,9 +97,6 @@ struct Filter {
     ),
     responses(
         (status = 200, description = "the matches", body = MatchList),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn list(State(state): State<AppState>, Query(filter): Query<Filter>) -> ApiResult<Json<MatchList>> {
     let limit = filter.limit.unwrap_or(50);
@@ -140,9 +137,6 @@ async fn list(State(state): State<AppState>, Query(filter): Query<Filter>) -> Ap
     params(("id" = i64, Path, description = ID, minimum = 1)),
     responses(
         (status = 200, description = "the match", body = MatchBody),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn detail(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Json<MatchBody>> {
     let id = MatchId(parse_id(&id)?);
@@ -169,9 +163,6 @@ struct Download {
     ),
     responses(
         (status = 200, description = "the replay", content_type = "application/json", body = Object),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn replay(
     State(state): State<AppState>,
@@ -202,9 +193,6 @@ async fn replay(
     params(("id" = i64, Path, description = ID, minimum = 1)),
     responses(
         (status = 200, description = "one line per leg", content_type = "text/plain", body = String),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
     let id = parse_id(&id)?;
@@ -256,9 +244,6 @@ async fn skirmish_replay(state: &AppState, id: i64) -> ApiResult<Replay> {
     ),
     responses(
         (status = 200, description = "the frames", content_type = "application/json", body = Object),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn frames(
     State(state): State<AppState>,
@@ -300,9 +285,6 @@ async fn frames(
     params(("id" = i64, Path, description = ID, minimum = 1)),
     responses(
         (status = 200, description = "one JSON object per line", content_type = "application/x-ndjson", body = String),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn training(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
     let id = parse_id(&id)?;
@@ -336,9 +318,7 @@ async fn training(State(state): State<AppState>, Path(id): Path<String>) -> ApiR
     params(("id" = i64, Path, description = ID, minimum = 1)),
     responses(
         (status = 200, description = "the logs", body = MatchLogs),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
-        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+        (status = 403, response = ErrorResponse),
     ))]
 async fn logs(State(state): State<AppState>, Path(id): Path<String>, caller: Caller) -> ApiResult<Json<MatchLogs>> {
     let id = parse_id(&id)?;

@@ -8,7 +8,7 @@ use axum::Json;
 use serde_json::Value;
 use std::sync::OnceLock;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::openapi::{ComponentsBuilder, InfoBuilder, OpenApi, OpenApiVersion, Paths};
+use utoipa::openapi::{ComponentsBuilder, InfoBuilder, OpenApi, OpenApiVersion, Paths, Ref, RefOr};
 use utoipa::{PartialSchema, ToResponse};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -22,13 +22,17 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(get, path = "/openapi.json", tag = "operations", summary = "This document",
     responses(
         (status = 200, description = "the OpenAPI 3.1 document", content_type = "application/json", body = Object),
-        (status = 400, response = crate::api::ErrorResponse), (status = 401, response = crate::api::ErrorResponse),
-        (status = 404, response = crate::api::ErrorResponse), (status = 429, response = crate::api::ErrorResponse),
-        (status = 503, response = crate::api::ErrorResponse),
     ))]
 async fn serve() -> Json<Value> {
     Json(document().clone())
 }
+
+/// What any operation may answer with the `Error` envelope, so no
+/// operation lists them: a malformed request (400), a token or session
+/// that is sent and not valid (401), something that does not exist (404),
+/// a rate limit (429), storage unavailable (503). Operations declare their
+/// success and their own refusals (403, 409, 413, …).
+const SHARED_REFUSALS: [u16; 5] = [400, 401, 404, 429, 503];
 
 /// The document, built once from the routes.
 pub fn document() -> &'static Value {
@@ -51,7 +55,20 @@ pub fn openapi() -> OpenApi {
         ))
         .build();
     let mut paths = Paths::new();
-    for (path, item) in std::mem::take(&mut doc.paths.paths) {
+    for (path, mut item) in std::mem::take(&mut doc.paths.paths) {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            for status in SHARED_REFUSALS {
+                let error = RefOr::Ref(Ref::from_response_name("Error"));
+                operation.responses.responses.entry(status.to_string()).or_insert(error);
+            }
+        }
         paths.paths.insert(format!("/api{path}"), item);
     }
     doc.paths = paths;

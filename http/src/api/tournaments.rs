@@ -99,9 +99,7 @@ pub struct TournamentDetail<'a> {
     request_body = NewTournamentDoc,
     responses(
         (status = 201, description = "created; its matches are queued", body = TournamentCreated),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
-        (status = 429, response = ErrorResponse), (status = 503, response = ErrorResponse),
+        (status = 403, response = ErrorResponse),
     ))]
 async fn create(
     State(state): State<AppState>,
@@ -127,9 +125,6 @@ async fn create(
 #[utoipa::path(get, path = "/tournaments", tag = "tournaments", summary = "Tournaments",
     responses(
         (status = 200, description = "the newest tournaments", body = TournamentList),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn list(State(state): State<AppState>) -> ApiResult<Json<TournamentList>> {
     let tournaments = tournaments::list(&state.core.db).await?;
@@ -142,9 +137,6 @@ async fn list(State(state): State<AppState>) -> ApiResult<Json<TournamentList>> 
     params(("id" = i64, Path, description = "tournament id", minimum = 1)),
     responses(
         (status = 200, description = "the tournament", body = TournamentDetail),
-        (status = 400, response = ErrorResponse), (status = 401, response = ErrorResponse),
-        (status = 404, response = ErrorResponse), (status = 429, response = ErrorResponse),
-        (status = 503, response = ErrorResponse),
     ))]
 async fn detail(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<axum::response::Response> {
     use axum::response::IntoResponse;
