@@ -9,21 +9,23 @@ use arbiter_referee::verify::verify;
 use arbiter_referee::{Replay, WasmBot};
 use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Duration;
-use support::{Client, Method, StatusCode, TestServer, backends, house, module_form};
+use support::{AnswerCheck, Method, StatusCode, TestServer, backends, house};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte() {
     for backend in backends() {
-        let server = TestServer::start_opts(support::Options::on(backend).workers(2).schedule(true)).await;
-        let spec = Spec::fetch(&server).await;
-        let ann = signup(&spec, &server, "ann").await;
-        let (status, body) = spec.post(&ann, "/api/tokens", &json!({})).await;
+        let mut server = TestServer::start_opts(support::Options::on(backend).workers(2).schedule(true)).await;
+        let spec = Arc::new(Spec::fetch(&server).await);
+        server.check_answers(Spec::answer_check(&spec));
+        let ann = server.signup("ann").await;
+        let (status, body) = ann.post_json("/api/tokens", &json!({})).await;
         assert_eq!(status, StatusCode::CREATED, "token: {body}");
         let api = server.token_client(body["token"].as_str().expect("a token"));
-        let (status, me) = spec.get(&api, "/api/me").await;
+        let (status, me) = api.get("/api/me").await;
         assert_eq!((status, &me["via"]), (StatusCode::OK, &json!("token")), "{me}");
-        let (status, _) = spec.get(&ann, "/api/users/ann").await;
+        let (status, _) = ann.get("/api/users/ann").await;
         assert_eq!(status, StatusCode::OK);
         for path in [
             "/api/health",
@@ -32,18 +34,18 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
             "/api/tournaments",
             "/api/matches",
         ] {
-            let (status, body) = spec.get(&api, path).await;
+            let (status, body) = api.get(path).await;
             assert_eq!(status, StatusCode::OK, "{path}: {body}");
         }
 
         // A working bot: the greedy house bot's module under a new name.
-        let version = upload_and_check(&spec, &api, "ann-greedy", "othello:std", house("othello-greedy")).await;
+        let version = support::upload_and_check(&api, "ann-greedy", "othello:std", house("othello-greedy")).await;
         assert_eq!(version["version"]["status"], "active", "{version}");
         let sha256 = version["version"]["sha256"].as_str().expect("sha").to_string();
 
         // A broken bot: a tic-tac-toe bot entered on an Othello ladder answers
         // the wrong protocol and is rejected with the reason, after the upload.
-        let verdict = upload_and_check(&spec, &api, "ann-confused", "othello:std", house("tictactoe-random")).await;
+        let verdict = support::upload_and_check(&api, "ann-confused", "othello:std", house("tictactoe-random")).await;
         assert_eq!(verdict["version"]["status"], "rejected", "{verdict}");
         let reason = verdict["version"]["reason"].as_str().unwrap_or("");
         assert!(
@@ -52,8 +54,7 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         );
 
         // The scheduler has it playing: wait for a finished match of ann-greedy.
-        let matches = wait_for(
-            &spec,
+        let matches = support::wait_for(
             &api,
             "/api/matches?bot=ann-greedy&status=finished",
             Duration::from_secs(240),
@@ -62,14 +63,14 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         .await;
         let played = &matches["matches"][0];
         let match_id = played["id"].as_i64().expect("match id");
-        let (status, body) = spec.get(&api, &format!("/api/matches/{match_id}")).await;
+        let (status, body) = api.get(&format!("/api/matches/{match_id}")).await;
         assert_eq!(status, StatusCode::OK, "{body}");
-        let (status, body) = spec.get(&api, "/api/bots/ann-greedy").await;
+        let (status, body) = api.get("/api/bots/ann-greedy").await;
         assert_eq!(status, StatusCode::OK, "{body}");
         assert!(played["participants"][0]["rating_after"].is_f64(), "{played}");
 
         // The leaderboard shows it with a moved rating.
-        let (_, board) = spec.get(&api, "/api/ladders/othello:std/leaderboard").await;
+        let (_, board) = api.get("/api/ladders/othello:std/leaderboard").await;
         let row = board["entries"]
             .as_array()
             .and_then(|rows| rows.iter().find(|r| r["bot"] == "ann-greedy"))
@@ -147,17 +148,16 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         );
 
         // Logs: the owner reads them, another user may not.
-        let (status, logs) = spec.get(&api, &format!("/api/matches/{match_id}/logs")).await;
+        let (status, logs) = api.get(&format!("/api/matches/{match_id}/logs")).await;
         assert_eq!(status, StatusCode::OK, "{logs}");
-        let bob = signup(&spec, &server, "bob").await;
-        let (status, _) = spec.get(&bob, &format!("/api/matches/{match_id}/logs")).await;
+        let bob = server.signup("bob").await;
+        let (status, _) = bob.get(&format!("/api/matches/{match_id}/logs")).await;
         assert_eq!(status, StatusCode::FORBIDDEN);
 
         // A challenge jumps the queue and is played.
-        challenge_and_wait(&spec, &api, "ann-greedy", "othello-random", "othello:std").await;
-        let (status, _) = spec
-            .post(
-                &bob,
+        support::challenge_and_wait(&api, "ann-greedy", "othello-random", "othello:std").await;
+        let (status, _) = bob
+            .post_json(
                 "/api/challenges",
                 &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std"}),
             )
@@ -166,7 +166,7 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
 
         // Time controls: the ladder's is listed; a challenge may pick a
         // longer one from the ladder's list, and nothing else.
-        let (_, ladders) = spec.get(&api, "/api/ladders").await;
+        let (_, ladders) = api.get("/api/ladders").await;
         let std = ladders["ladders"]
             .as_array()
             .expect("ladders")
@@ -178,9 +178,8 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         assert_eq!(std["time_control"]["bank_ms"], 10000, "{std}");
         assert_eq!(std["time_control"]["fuel_per_ms"], 10_000_000, "{std}");
         assert_eq!(std["challenge_time_controls"], json!(["5000/30000", "10000/60000"]));
-        let (status, body) = spec
-            .post(
-                &api,
+        let (status, body) = api
+            .post_json(
                 "/api/challenges",
                 &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std", "time": "20000/90000"}),
             )
@@ -190,9 +189,8 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
             body["error"].as_str().is_some_and(|e| e.contains("10000/60000")),
             "names the controls offered: {body}"
         );
-        let (status, body) = spec
-            .post(
-                &api,
+        let (status, body) = api
+            .post_json(
                 "/api/challenges",
                 &json!({"bot": "ann-greedy", "opponent": "othello-random", "ladder": "othello:std", "time": "5000/30000"}),
             )
@@ -213,17 +211,15 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         );
 
         // A small round-robin tournament with a crosstable.
-        let (status, body) = spec
-            .post(
-                &api,
+        let (status, body) = api
+            .post_json(
                 "/api/tournaments",
                 &json!({"name": "ann's cup", "ladder": "othello:std", "bots": ["ann-greedy", "othello-random", "othello-ab-weak"], "matches_per_pair": 1}),
             )
             .await;
         assert_eq!(status, StatusCode::CREATED, "{body}");
         let tournament = body["tournament"]["id"].as_i64().expect("id");
-        let done = wait_for(
-            &spec,
+        let done = support::wait_for(
             &api,
             &format!("/api/tournaments/{tournament}"),
             Duration::from_secs(240),
@@ -240,9 +236,9 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
         assert_eq!(done["crosstable"].as_object().map(|c| c.len()), Some(3));
 
         // Retiring takes the bot out of matchmaking.
-        let (status, body) = spec.post(&api, "/api/bots/ann-greedy/retire", &json!({})).await;
+        let (status, body) = api.post_json("/api/bots/ann-greedy/retire", &json!({})).await;
         assert_eq!(status, StatusCode::OK, "{body}");
-        let (_, board) = spec.get(&api, "/api/ladders/othello:std/leaderboard").await;
+        let (_, board) = api.get("/api/ladders/othello:std/leaderboard").await;
         assert!(
             !board["entries"]
                 .as_array()
@@ -255,7 +251,7 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_openapi_document_lists_every_resource() {
-    let server = TestServer::start_opts(
+    let mut server = TestServer::start_opts(
         support::Options::on(support::Backend::Sqlite)
             .workers(0)
             .schedule(false),
@@ -269,7 +265,8 @@ async fn the_openapi_document_lists_every_resource() {
         .expect("document");
     assert_eq!(response.status(), StatusCode::OK);
     let doc: Value = response.json().await.expect("JSON");
-    let spec = Spec { doc: doc.clone() };
+    let spec = Arc::new(Spec { doc: doc.clone() });
+    server.check_answers(Spec::answer_check(&spec));
     assert_eq!(doc["openapi"], "3.1.0");
     for path in [
         "/api/bots",
@@ -286,19 +283,16 @@ async fn the_openapi_document_lists_every_resource() {
     // What the server answers is what the document says (each of these
     // disagreed once: 201 documented as 200, an undocumented 401, query
     // parameters and limits not declared, plain text declared as JSON).
-    let client = signup(&spec, &server, "doc_reader").await;
-    let (status, _) = spec.post(&client, "/api/tokens", &json!({})).await;
+    let client = server.signup("doc_reader").await;
+    let (status, _) = client.post_json("/api/tokens", &json!({})).await;
     assert_eq!(status, StatusCode::CREATED);
     assert!(
         doc.pointer("/paths/~1api~1tokens/post/responses/201").is_some(),
         "201 of POST /api/tokens"
     );
-    let (status, _) = spec
-        .post(
-            &server.client(),
-            "/api/sessions",
-            &json!({"name": "doc_reader", "password": "wrong one"}),
-        )
+    let (status, _) = server
+        .client()
+        .post_json("/api/sessions", &json!({"name": "doc_reader", "password": "wrong one"}))
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert!(
@@ -323,22 +317,19 @@ async fn the_openapi_document_lists_every_resource() {
         (limit["minimum"].as_i64(), limit["maximum"].as_i64()),
         (Some(1), Some(200))
     );
-    let (status, body) = spec.get(&client, "/api/matches?limit=201").await;
+    let (status, body) = client.get("/api/matches?limit=201").await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    let (status, _) = spec.get(&client, "/api/matches?limit=200").await;
+    let (status, _) = client.get("/api/matches?limit=200").await;
     assert_eq!(status, StatusCode::OK, "the documented maximum is accepted");
     let board = parameters("/paths/~1api~1ladders~1{ladder}~1leaderboard/get/parameters");
     let limit = &board.iter().find(|(name, _)| name == "limit").expect("limit").1;
     let most = limit["maximum"].as_i64().expect("a maximum");
-    let (status, _) = spec
-        .get(&client, &format!("/api/ladders/othello:std/leaderboard?limit={most}"))
+    let (status, _) = client
+        .get(&format!("/api/ladders/othello:std/leaderboard?limit={most}"))
         .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = spec
-        .get(
-            &client,
-            &format!("/api/ladders/othello:std/leaderboard?limit={}", most + 1),
-        )
+    let (status, _) = client
+        .get(&format!("/api/ladders/othello:std/leaderboard?limit={}", most + 1))
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(
@@ -370,18 +361,13 @@ impl Spec {
         }
     }
 
-    /// `GET path` by `client`, checked.
-    async fn get(&self, client: &Client, path: &str) -> (StatusCode, Value) {
-        let (status, body) = client.get(path).await;
-        self.check("GET", path, status, &body);
-        (status, body)
-    }
-
-    /// `POST path` with `body` by `client`, checked.
-    async fn post(&self, client: &Client, path: &str, body: &Value) -> (StatusCode, Value) {
-        let (status, answer) = client.post_json(path, body).await;
-        self.check("POST", path, status, &answer);
-        (status, answer)
+    /// A check that validates every JSON answer a client gets against
+    /// `spec` ([`Spec::check`]).
+    fn answer_check(spec: &Arc<Spec>) -> AnswerCheck {
+        let spec = Arc::clone(spec);
+        AnswerCheck(Arc::new(move |method, path, status, body| {
+            spec.check(method, path, status, body)
+        }))
     }
 
     /// The response object the document declares for `method path` and
@@ -464,78 +450,4 @@ impl Spec {
             "{method} {path} answered {status} against its schema: {errors:#?}\nbody: {body}"
         );
     }
-}
-
-/// Signs up `name` (201, checked); the client holds the session cookie and
-/// the CSRF token.
-async fn signup(spec: &Spec, server: &TestServer, name: &str) -> Client {
-    let mut client = server.client();
-    let (status, body) = spec
-        .post(
-            &client,
-            "/api/users",
-            &json!({ "name": name, "password": support::PASSWORD }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "sign-up of {name}: {body}");
-    client.csrf = Some(body["csrf"].as_str().expect("a CSRF token").to_owned());
-    client.user_id = body["user"]["id"].as_i64();
-    client.name = Some(name.to_owned());
-    client
-}
-
-/// Polls `path` (each answer checked) until `done(body)` or panics after
-/// `limit`.
-async fn wait_for(spec: &Spec, client: &Client, path: &str, limit: Duration, done: impl Fn(&Value) -> bool) -> Value {
-    let start = std::time::Instant::now();
-    loop {
-        let (status, body) = spec.get(client, path).await;
-        assert_eq!(status, StatusCode::OK, "{path}: {body}");
-        if done(&body) {
-            return body;
-        }
-        assert!(start.elapsed() < limit, "{path} did not get there in {limit:?}: {body}");
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-}
-
-/// Uploads `wasm` as bot `name` on `ladders` (202, `checking`) and waits for
-/// the check; returns the version's final JSON. Every answer checked.
-async fn upload_and_check(spec: &Spec, api: &Client, name: &str, ladders: &str, wasm: &[u8]) -> Value {
-    let (status, body) = api.post_multipart("/api/bots", module_form(name, ladders, wasm)).await;
-    spec.check("POST", "/api/bots", status, &body);
-    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
-    assert_eq!(body["version"]["status"], "checking", "{body}");
-    let id = body["version"]["id"].as_i64().expect("version id");
-    wait_for(
-        spec,
-        api,
-        &format!("/api/versions/{id}"),
-        Duration::from_secs(120),
-        |b| b["version"]["status"] != "checking",
-    )
-    .await
-}
-
-/// Challenges `opponent` with `bot` on `ladder` (201) and waits until the
-/// match is finished; returns its id. Every answer checked.
-async fn challenge_and_wait(spec: &Spec, api: &Client, bot: &str, opponent: &str, ladder: &str) -> i64 {
-    let (status, body) = spec
-        .post(
-            api,
-            "/api/challenges",
-            &json!({"bot": bot, "opponent": opponent, "ladder": ladder}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    let id = body["match"]["id"].as_i64().expect("match id");
-    wait_for(
-        spec,
-        api,
-        &format!("/api/matches/{id}"),
-        Duration::from_secs(120),
-        |b| b["match"]["status"] == "finished",
-    )
-    .await;
-    id
 }

@@ -151,7 +151,24 @@ pub struct TestServer {
     child: Child,
     output: Arc<Mutex<Vec<String>>>,
     pg: Option<PgDatabase>,
+    check: Option<AnswerCheck>,
     _dir: tempfile::TempDir,
+}
+
+/// A check every JSON answer a client gets goes through, beside
+/// [`check_envelope`]: called with the method, the path (without query),
+/// the status and the body (the story test validates them against the
+/// OpenAPI document).
+#[derive(Clone)]
+pub struct AnswerCheck(pub Arc<CheckFn>);
+
+/// The function an [`AnswerCheck`] calls: method, path, status, body.
+pub type CheckFn = dyn Fn(&str, &str, StatusCode, &Value) + Send + Sync;
+
+impl std::fmt::Debug for AnswerCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AnswerCheck")
+    }
 }
 
 impl TestServer {
@@ -232,6 +249,7 @@ impl TestServer {
             child,
             output,
             pg,
+            check: None,
             _dir: dir,
         }
     }
@@ -246,17 +264,26 @@ impl TestServer {
         lock(&self.output).join("\n")
     }
 
-    /// An anonymous client with an empty cookie jar.
+    /// An anonymous client with an empty cookie jar (its answers go through
+    /// [`TestServer::check_answers`]' check, if any).
     pub fn client(&self) -> Client {
-        Client::new(&self.base_url)
+        Client {
+            check: self.check.clone(),
+            ..Client::new(&self.base_url)
+        }
     }
 
     /// A client that sends `Authorization: Bearer <token>` and no cookies.
     pub fn token_client(&self, token: &str) -> Client {
         Client {
             token: Some(token.to_owned()),
-            ..Client::new(&self.base_url)
+            ..self.client()
         }
+    }
+
+    /// Every client made from now on passes each JSON answer to `check`.
+    pub fn check_answers(&mut self, check: AnswerCheck) {
+        self.check = Some(check);
     }
 
     /// Signs up `name` with [`PASSWORD`]; the client holds the session
@@ -403,6 +430,8 @@ pub struct Client {
     pub user_id: Option<i64>,
     /// The user's name, once signed up.
     pub name: Option<String>,
+    /// What each JSON answer is checked against besides the envelope.
+    pub check: Option<AnswerCheck>,
 }
 
 impl Client {
@@ -423,6 +452,7 @@ impl Client {
             token: None,
             user_id: None,
             name: None,
+            check: None,
         }
     }
 
@@ -467,7 +497,8 @@ impl Client {
     pub async fn send(&self, request: reqwest::RequestBuilder) -> (StatusCode, Value) {
         let (http, built) = request.build_split();
         let built = built.expect("a well-formed request");
-        let what = format!("{} {}", built.method(), built.url().path());
+        let (method, path) = (built.method().to_string(), built.url().path().to_owned());
+        let what = format!("{method} {path}");
         let response = http.execute(built).await.unwrap_or_else(|e| panic!("{what}: {e}"));
         let status = response.status();
         let text = response
@@ -477,6 +508,9 @@ impl Client {
         let body: Value = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("{what} answered {status} with a body that is not JSON ({e}): {text:?}"));
         check_envelope(&what, status, &body);
+        if let Some(AnswerCheck(check)) = &self.check {
+            check(&method, &path, status, &body);
+        }
         (status, body)
     }
 
