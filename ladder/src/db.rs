@@ -374,6 +374,115 @@ impl Db {
     }
 }
 
+/// A connection that one long-lived writer (a ladder worker) keeps for
+/// itself instead of taking one from the pool for every write: no wait for
+/// the pool, and none of the pool's check of a connection given back (a
+/// round trip to SQLite's thread or to the PostgreSQL server each time). Its
+/// users take turns; a connection that failed is dropped and the next turn
+/// opens another.
+#[derive(Debug)]
+pub struct OwnConnection {
+    db: Db,
+    connection: tokio::sync::Mutex<Option<AnyConnection>>,
+    /// Set when a transaction begun by hand was left open: the connection
+    /// is closed at the next turn instead of reused.
+    abandoned: AtomicBool,
+}
+
+impl OwnConnection {
+    /// A connection to `db`, opened at the first turn.
+    pub fn new(db: &Db) -> OwnConnection {
+        OwnConnection {
+            db: db.clone(),
+            connection: tokio::sync::Mutex::new(None),
+            abandoned: AtomicBool::new(false),
+        }
+    }
+
+    /// Its engine.
+    pub fn backend(&self) -> Backend {
+        self.db.backend
+    }
+
+    /// The connection, held with this process's turn to write (see
+    /// [`Db::begin_write`]) until the returned guard is dropped. Waits for
+    /// the keeper's other users first, so the turn is never held while
+    /// waiting for the connection.
+    pub async fn write(&self) -> Result<OwnWriting<'_>, sqlx::Error> {
+        let mut slot = self.connection.lock().await;
+        if self.abandoned.swap(false, Ordering::Relaxed) {
+            // Closing it rolls the transaction back.
+            slot.take();
+        }
+        let turn = self.db.write_turn().await?;
+        let connection = match slot.take() {
+            Some(connection) => connection,
+            None => self.db.pool.acquire().await?.detach(),
+        };
+        Ok(OwnWriting {
+            connection: tokio::sync::MutexGuard::map(slot, |slot| slot.insert(connection)),
+            _turn: turn,
+            abandoned: &self.abandoned,
+            open_by_hand: false,
+        })
+    }
+
+    /// Drops the connection if `error` may have broken it (the database
+    /// went away): the next [`OwnConnection::write`] opens a new one.
+    pub async fn forget_if_broken(&self, error: &sqlx::Error) {
+        if is_unavailable(error) {
+            self.connection.lock().await.take();
+        }
+    }
+}
+
+/// An [`OwnConnection`]'s connection with the turn to write: use it as the
+/// connection it derefs to.
+pub struct OwnWriting<'a> {
+    connection: tokio::sync::MappedMutexGuard<'a, AnyConnection>,
+    _turn: WriteTurn,
+    abandoned: &'a AtomicBool,
+    open_by_hand: bool,
+}
+
+impl OwnWriting<'_> {
+    /// Says that a transaction is begun by hand (`BEGIN` inside a batch,
+    /// where sqlx does not see it): unless [`OwnWriting::ended_by_hand`]
+    /// follows, dropping this guard (an error, a cancelled future) closes
+    /// the connection rather than leaving a transaction open in it.
+    pub fn begin_by_hand(&mut self) {
+        self.open_by_hand = true;
+    }
+
+    /// Says that the transaction begun by hand was committed or rolled
+    /// back.
+    pub fn ended_by_hand(&mut self) {
+        self.open_by_hand = false;
+    }
+}
+
+impl Drop for OwnWriting<'_> {
+    fn drop(&mut self) {
+        if self.open_by_hand {
+            self.abandoned.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl std::ops::Deref for OwnWriting<'_> {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        &self.connection
+    }
+}
+
+impl std::ops::DerefMut for OwnWriting<'_> {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        &mut self.connection
+    }
+}
+
 /// A connection or a transaction that holds this process's turn to write
 /// while it lives: use it as the connection it derefs to.
 pub struct Writing<T> {
@@ -404,5 +513,73 @@ impl Writing<Transaction<'static, Any>> {
     /// Rolls back, then gives the turn to the next writer.
     pub async fn rollback(self) -> Result<(), sqlx::Error> {
         self.inner.rollback().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transaction begun by hand and abandoned (an error or a cancelled
+    /// future between its batches) never leaks into the next turn: the
+    /// connection is replaced, so its half-done write is rolled back and
+    /// the write lock is free for everyone.
+    #[tokio::test]
+    async fn a_transaction_begun_by_hand_and_abandoned_is_rolled_back() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let db = Db::open_sqlite(&dir.path().join("arbiter.db"))
+            .await
+            .expect("a database");
+        sqlx::query("CREATE TABLE t (n INTEGER)")
+            .execute(&db.pool)
+            .await
+            .expect("a table");
+        let own = OwnConnection::new(&db);
+        {
+            let mut writing = own.write().await.expect("a turn");
+            writing.begin_by_hand();
+            sqlx::query("BEGIN IMMEDIATE; INSERT INTO t VALUES (1)")
+                .execute(&mut *writing)
+                .await
+                .expect("begun and written");
+            // Dropped here without `ended_by_hand`.
+        }
+        {
+            let mut writing = own.write().await.expect("the next turn");
+            sqlx::query("INSERT INTO t VALUES (2)")
+                .execute(&mut *writing)
+                .await
+                .expect("a write outside any transaction");
+        }
+        // Another connection writes at once (busy_timeout would make it
+        // wait 10 s and fail were the lock still held) and sees only the
+        // committed row.
+        let others = db.with_options(DbOptions {
+            acquire_timeout: Duration::from_secs(1),
+        });
+        sqlx::query("PRAGMA busy_timeout = 0")
+            .execute(&others.pool)
+            .await
+            .expect("no waiting");
+        sqlx::query("INSERT INTO t VALUES (3)")
+            .execute(&others.pool)
+            .await
+            .expect("the write lock is free");
+        let rows: Vec<i64> = sqlx::query_scalar("SELECT n FROM t ORDER BY n")
+            .fetch_all(&db.pool)
+            .await
+            .expect("the rows");
+        assert_eq!(rows, [2, 3], "the abandoned insert was rolled back");
+
+        // A transaction ended by hand keeps its connection.
+        let mut writing = own.write().await.expect("a turn");
+        writing.begin_by_hand();
+        sqlx::query("BEGIN IMMEDIATE; INSERT INTO t VALUES (4); COMMIT")
+            .execute(&mut *writing)
+            .await
+            .expect("a whole transaction");
+        writing.ended_by_hand();
+        drop(writing);
+        assert!(!own.abandoned.load(Ordering::Relaxed));
     }
 }

@@ -14,10 +14,17 @@
 //!    the sandbox and the referee plays the match on a blocking thread,
 //!    while the worker renews its lease every `heartbeat`. A renewal that
 //!    finds the match no longer ours (the lease expired and another worker
-//!    took it) abandons the match at the next turn.
+//!    took it) abandons the match at the next turn. When the worker's last
+//!    match was short ([`WorkerConfig::claim_ahead_below`]), the next one
+//!    is claimed while this one plays, so the claim's round trips to the
+//!    database are not spent between matches; if this one is still playing
+//!    after [`WorkerConfig::hold_ahead_for`], the match claimed ahead goes
+//!    back to the queue (its attempt not counted) for another worker.
 //! 3. **Record.** The replay is compressed on the match's thread (and, with
 //!    object storage, stored there: content-addressed, so a retry stores
-//!    nothing new). Then one transaction marks the match `finished` *only if
+//!    nothing new). Then, while the worker plays its next match, one
+//!    transaction (on a connection the worker keeps, see
+//!    [`OwnConnection`]) marks the match `finished` *only if
 //!    it is still running under this worker's claim*, stores the replay
 //!    (with a local blob folder: a row of `replays`, see
 //!    [`crate::replays`]) and the bots' stderr, moves both ratings and
@@ -55,18 +62,24 @@
 //! at once; a match between a version and itself is finished but not rated.
 
 use crate::core::Core;
-use crate::db::{Backend, Db, now_ms};
+use crate::db::{Backend, Db, OwnConnection, now_ms};
 use crate::events::Event;
 use crate::ladders::TimeControl;
 use crate::ratings::{Outcome, Rating};
 use crate::replays::StoredReplay;
 use arbiter_games::{Budget, Side, Variant};
 use arbiter_referee::{Cancellable, MatchSettings, PlayedMatch, Progress, WasmBot, play_match_observed};
-use sqlx::{Any, AnyConnection, Row};
+use sqlx::{Any, AnyConnection, Connection, Row};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::{Notify, watch};
+
+/// How many recordings of one worker may be under way at once: a worker
+/// waits for a recording only when the database has fallen this far behind
+/// (on SQLite, writers take turns, and each turn waits for the database's
+/// thread to wake).
+const RECORDINGS: usize = 2;
 
 /// Live skirmish watchers get the map every this many ticks.
 const LIVE_MAP_EVERY: u32 = 10;
@@ -102,6 +115,16 @@ pub struct WorkerConfig {
     /// Wait before a match released after a host failure may be claimed
     /// again, multiplied by the attempts so far. Default 2 s.
     pub retry_delay: Duration,
+    /// A worker whose last match played in less than this claims the next
+    /// one while the current one plays: for such matches the claim's round
+    /// trips to the database (each a wake-up of its thread or a network
+    /// exchange) are a noticeable part of a match. Default 100 ms.
+    pub claim_ahead_below: Duration,
+    /// A match claimed ahead goes back to the queue (its attempt not
+    /// counted) if the current one is still playing after this long (at
+    /// most half the lease), so it never waits behind a long match while
+    /// another worker could play it. Default 250 ms.
+    pub hold_ahead_for: Duration,
 }
 
 impl WorkerConfig {
@@ -120,6 +143,8 @@ impl WorkerConfig {
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             poll: Duration::from_millis(200),
             retry_delay: Duration::from_secs(2),
+            claim_ahead_below: Duration::from_millis(100),
+            hold_ahead_for: Duration::from_millis(250),
         }
     }
 
@@ -221,10 +246,18 @@ pub async fn run_draining(
 ) {
     tracing::debug!(worker = %config.id, lease_ms = config.lease.as_millis(), "worker started");
     // The match just played, to record once the next one is claimed, and
-    // the recording under way: recording a match overlaps playing the next
-    // (at most one of each, so a worker holds at most two claims).
+    // the recordings under way: recording a match overlaps playing the next
+    // ones (with at most RECORDINGS under way, the match playing and the
+    // one claimed ahead, a worker holds at most four claims).
     let mut played: Option<(Claimed, Result<Played, WorkerError>)> = None;
-    let mut recording: Option<tokio::task::JoinHandle<()>> = None;
+    let mut recordings: std::collections::VecDeque<tokio::task::JoinHandle<()>> = Default::default();
+    // Every write of this worker goes through its own connection.
+    let own = Arc::new(OwnConnection::new(&core.db));
+    // The next match when it was claimed while the last one played, and
+    // whether to claim ahead during the next match (see
+    // `WorkerConfig::claim_ahead_below`).
+    let mut ahead: Option<Claimed> = None;
+    let mut claim_ahead = false;
     loop {
         if *stop.borrow() || *drain.borrow() {
             break;
@@ -232,21 +265,36 @@ pub async fn run_draining(
         // Registered before looking at the queue, so a wake-up between the
         // look and the sleep is not lost.
         let woken = WAKE.notified();
-        let next = claim(&core, &config).await;
+        let next = match ahead.take() {
+            Some(claimed) => Ok(Some(claimed)),
+            None => claim(&core, &config, &own).await,
+        };
         if let Some((claimed, outcome)) = played.take() {
-            if let Some(previous) = recording.take() {
-                let _ = previous.await;
+            recordings.retain(|recording| !recording.is_finished());
+            while recordings.len() >= RECORDINGS {
+                if let Some(oldest) = recordings.pop_front() {
+                    let _ = oldest.await;
+                }
             }
-            recording = Some(tokio::spawn(finish(core.clone(), config.clone(), claimed, outcome)));
+            let (core, config, own) = (core.clone(), config.clone(), own.clone());
+            recordings.push_back(tokio::spawn(async move {
+                finish(&core, &config, &own, claimed, outcome).await
+            }));
         }
         match next {
             Ok(Some(claimed)) => {
-                let outcome = play(&core, &config, &claimed, &mut stop).await;
+                let began = Instant::now();
+                let (outcome, next) = play(&core, &config, &own, &claimed, &mut stop, claim_ahead).await;
+                claim_ahead = began.elapsed() < config.claim_ahead_below;
+                ahead = next;
                 played = Some((claimed, outcome));
                 continue;
             }
             Ok(None) => {}
-            Err(error) => tracing::warn!(worker = %config.id, %error, "cannot claim a match"),
+            Err(error) => {
+                tracing::warn!(worker = %config.id, %error, "cannot claim a match");
+                own.forget_if_broken(&error).await;
+            }
         }
         tokio::select! {
             _ = stop.wait_for(|stop| *stop) => break,
@@ -255,11 +303,14 @@ pub async fn run_draining(
             _ = tokio::time::sleep(config.poll) => {}
         }
     }
-    if let Some(previous) = recording.take() {
-        let _ = previous.await;
+    if let Some(claimed) = ahead.take() {
+        give_back(&own, &config, &claimed).await;
+    }
+    for recording in recordings {
+        let _ = recording.await;
     }
     if let Some((claimed, outcome)) = played.take() {
-        finish(core, config, claimed, outcome).await;
+        finish(&core, &config, &own, claimed, outcome).await;
     }
 }
 
@@ -342,6 +393,9 @@ struct Claimed {
     /// `ranked`, `challenge` or `tournament`: only ranked matches move
     /// ratings.
     kind: String,
+    /// Whether the claim took the match over from a worker whose lease
+    /// expired.
+    took_over: bool,
 }
 
 /// What a claim returns: the match, its time control, and both versions'
@@ -394,7 +448,7 @@ const CLAIM_POSTGRES: &str = concat!(
 /// Claims the next match. A match whose attempts would exceed the limit is
 /// marked `failed` at once and the next one is tried. The lease runs from
 /// when the database connection is held, not from before a wait for one.
-async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sqlx::Error> {
+async fn claim(core: &Core, config: &WorkerConfig, own: &OwnConnection) -> Result<Option<Claimed>, sqlx::Error> {
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
     loop {
         // One statement, atomic on its own: SQLite takes the write lock for
@@ -403,7 +457,7 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             Backend::Sqlite => CLAIM_SQLITE,
             Backend::Postgres => CLAIM_POSTGRES,
         };
-        let mut connection = core.db.write_connection().await?;
+        let mut connection = own.write().await?;
         let now = now_ms();
         let row = sqlx::query(sql)
             .bind(&config.id)
@@ -442,20 +496,17 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
             modules: [module(2, 9, 10)?, module(3, 11, 12)?],
             claimed_at: Instant::now(),
             kind: row.try_get(14)?,
+            took_over: false,
         };
         let took_over = row.try_get::<Option<String>, _>(13)?.as_deref() == Some(LEASE_EXPIRED);
+        let claimed = Claimed { took_over, ..claimed };
         if claimed.attempts <= config.max_attempts {
             if claimed.attempts > 1 {
                 tracing::info!(
-                    worker = %config.id, id = claimed.id, attempt = claimed.attempts, took_over,
+                    worker = %config.id, id = claimed.id, attempt = claimed.attempts, took_over = claimed.took_over,
                     "retrying a match whose previous attempt did not finish"
                 );
             }
-            core.metrics.match_started(&claimed.ladder, claimed.attempts, took_over);
-            core.events.send(Event::MatchStarted {
-                id: claimed.id,
-                ladder: claimed.ladder.clone(),
-            });
             return Ok(Some(claimed));
         }
         // Every attempt so far lost its worker (or failed): give up. (Were
@@ -473,7 +524,7 @@ async fn claim(core: &Core, config: &WorkerConfig) -> Result<Option<Claimed>, sq
         .bind(now)
         .bind(&error)
         .bind(&config.id)
-        .execute(&mut *core.db.write_connection().await?)
+        .execute(&mut *own.write().await?)
         .await?;
         tracing::warn!(worker = %config.id, id = claimed.id, "{error}");
         ended(core, &claimed, false);
@@ -498,13 +549,21 @@ fn ended(core: &Core, claimed: &Claimed, finished: bool) {
 
 /// Records a played match (or gives it back, or fails it), and deals with
 /// every way that can fail.
-async fn finish(core: Core, config: WorkerConfig, claimed: Claimed, played: Result<Played, WorkerError>) {
-    let (core, config) = (&core, &config);
+async fn finish(
+    core: &Core,
+    config: &WorkerConfig,
+    own: &OwnConnection,
+    claimed: Claimed,
+    played: Result<Played, WorkerError>,
+) {
     let id = claimed.id;
     let outcome = match played {
-        Ok(played) => record(core, config, &claimed, played).await,
+        Ok(played) => record(core, config, own, &claimed, played).await,
         Err(error) => Err(error),
     };
+    if let Err(WorkerError::Db(error)) = &outcome {
+        own.forget_if_broken(error).await;
+    }
     match outcome {
         Ok(true) => {
             tracing::debug!(worker = %config.id, id, "match recorded");
@@ -517,11 +576,11 @@ async fn finish(core: Core, config: WorkerConfig, claimed: Claimed, played: Resu
             tracing::warn!(worker = %config.id, id, "lease lost while playing; match abandoned to its new holder");
         }
         Err(WorkerError::Stopped) => {
-            if let Err(error) = release_unplayed(&core.db, config, id).await {
+            if let Err(error) = release_unplayed(own, config, id).await {
                 tracing::warn!(worker = %config.id, id, %error, "cannot put the match back; its lease will expire");
             }
         }
-        Err(WorkerError::Unplayable(reason)) => match fail_now(&core.db, config, id, &reason).await {
+        Err(WorkerError::Unplayable(reason)) => match fail_now(own, config, id, &reason).await {
             Ok(()) => {
                 tracing::warn!(worker = %config.id, id, %reason, "match cannot be played; marked failed");
                 ended(core, &claimed, false);
@@ -530,7 +589,7 @@ async fn finish(core: Core, config: WorkerConfig, claimed: Claimed, played: Resu
         },
         Err(error @ (WorkerError::Host(_) | WorkerError::Db(_))) => {
             let message = error.to_string();
-            match release_after_host_failure(&core.db, config, &claimed, &message).await {
+            match release_after_host_failure(own, config, &claimed, &message).await {
                 Ok(Some(status)) if status == "failed" => {
                     tracing::warn!(
                         worker = %config.id, id, attempts = claimed.attempts, error = %message,
@@ -559,12 +618,12 @@ async fn finish(core: Core, config: WorkerConfig, claimed: Claimed, played: Resu
 /// Returns the new status, or `None` if the match was no longer ours. The
 /// delay runs from when the database connection is held.
 async fn release_after_host_failure(
-    db: &Db,
+    own: &OwnConnection,
     config: &WorkerConfig,
     claimed: &Claimed,
     error: &str,
 ) -> Result<Option<String>, sqlx::Error> {
-    let mut connection = db.write_connection().await?;
+    let mut connection = own.write().await?;
     let now = now_ms();
     let delay = config
         .retry_delay
@@ -589,7 +648,7 @@ async fn release_after_host_failure(
 }
 
 /// Gives the match back without counting the attempt (the worker stops).
-async fn release_unplayed(db: &Db, config: &WorkerConfig, id: i64) -> Result<(), sqlx::Error> {
+async fn release_unplayed(own: &OwnConnection, config: &WorkerConfig, id: i64) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE matches SET status = 'queued', claimed_by = NULL, lease_until_ms = NULL, started_ms = NULL, \
          attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END \
@@ -597,13 +656,26 @@ async fn release_unplayed(db: &Db, config: &WorkerConfig, id: i64) -> Result<(),
     )
     .bind(id)
     .bind(&config.id)
-    .execute(&mut *db.write_connection().await?)
+    .execute(&mut *own.write().await?)
     .await?;
     Ok(())
 }
 
+/// Gives back a match claimed ahead and not started (see
+/// [`WorkerConfig::hold_ahead_for`]); if that fails, its lease expires and
+/// another worker takes it over.
+async fn give_back(own: &OwnConnection, config: &WorkerConfig, claimed: &Claimed) {
+    match release_unplayed(own, config, claimed.id).await {
+        Ok(()) => tracing::debug!(worker = %config.id, id = claimed.id, "match claimed ahead given back"),
+        Err(error) => {
+            tracing::warn!(worker = %config.id, id = claimed.id, %error, "cannot give back a match claimed ahead; its lease will expire");
+            own.forget_if_broken(&error).await;
+        }
+    }
+}
+
 /// Fails a match that can never be played as queued.
-async fn fail_now(db: &Db, config: &WorkerConfig, id: i64, reason: &str) -> Result<(), sqlx::Error> {
+async fn fail_now(own: &OwnConnection, config: &WorkerConfig, id: i64, reason: &str) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE matches SET status = 'failed', claimed_by = NULL, lease_until_ms = NULL, finished_ms = $3, error = $4 \
          WHERE id = $1 AND claimed_by = $2 AND status = 'running'",
@@ -612,7 +684,7 @@ async fn fail_now(db: &Db, config: &WorkerConfig, id: i64, reason: &str) -> Resu
     .bind(&config.id)
     .bind(now_ms())
     .bind(reason)
-    .execute(&mut *db.write_connection().await?)
+    .execute(&mut *own.write().await?)
     .await?;
     Ok(())
 }
@@ -632,14 +704,116 @@ struct VersionModule {
     name: String,
 }
 
-/// Loads both modules, plays the match on a blocking thread while renewing
-/// the lease, and stores the replay.
+/// Plays a claimed match while renewing the lease, and (if `claim_ahead`)
+/// claims the next match meanwhile: returns how the match ended and the
+/// match claimed ahead, if any.
 async fn play(
     core: &Core,
     config: &WorkerConfig,
+    own: &OwnConnection,
     claimed: &Claimed,
     stop: &mut watch::Receiver<bool>,
-) -> Result<Played, WorkerError> {
+    claim_ahead: bool,
+) -> (Result<Played, WorkerError>, Option<Claimed>) {
+    core.metrics
+        .match_started(&claimed.ladder, claimed.attempts, claimed.took_over);
+    core.events.send(Event::MatchStarted {
+        id: claimed.id,
+        ladder: claimed.ladder.clone(),
+    });
+    let cancel = Arc::new(AtomicBool::new(false));
+    let mut task = match start(core, claimed, &cancel) {
+        Ok(task) => task,
+        Err(error) => return (Err(error), None),
+    };
+    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + config.heartbeat, config.heartbeat);
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut abandoned: Option<WorkerError> = None;
+    // The claim ahead: under way, then held until the match ends, or given
+    // back if the match is still playing after `hold_ahead_for`.
+    let mut claiming = claim_ahead;
+    let mut ahead: Option<Claimed> = None;
+    let claim_next = claim(core, config, own);
+    tokio::pin!(claim_next);
+    // Never longer than half a lease: the match claimed ahead is not renewed
+    // until it starts.
+    let hold_until = tokio::time::Instant::now() + config.hold_ahead_for.min(config.lease / 2);
+    loop {
+        tokio::select! {
+            joined = &mut task => {
+                // A claim under way is finished, never dropped half-done
+                // (its match would wait for its lease to expire).
+                if claiming {
+                    ahead = claimed_ahead(config, own, (&mut claim_next).await).await;
+                }
+                let result = match joined {
+                    Err(e) => Err(WorkerError::Host(format!("the match thread failed: {e}"))),
+                    Ok(result) => match (abandoned, result) {
+                        (None, result) => result,
+                        // Stopping, but the match was over before the next
+                        // turn: it is still ours to record.
+                        (Some(WorkerError::Stopped), Ok(played)) => Ok(played),
+                        (Some(reason), _) => Err(reason),
+                    },
+                };
+                return (result, ahead);
+            }
+            next = &mut claim_next, if claiming => {
+                claiming = false;
+                ahead = claimed_ahead(config, own, next).await;
+            }
+            () = tokio::time::sleep_until(hold_until), if ahead.is_some() => {
+                if let Some(held) = ahead.take() {
+                    give_back(own, config, &held).await;
+                }
+            }
+            _ = heartbeat.tick(), if abandoned.is_none() => {
+                match renew(own, config, claimed.id).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        cancel.store(true, Ordering::Relaxed);
+                        abandoned = Some(WorkerError::LeaseLost);
+                    }
+                    Err(error) => {
+                        tracing::warn!(worker = %config.id, id = claimed.id, %error, "cannot renew the lease");
+                        own.forget_if_broken(&error).await;
+                    }
+                }
+            }
+            changed = stop.changed(), if abandoned.is_none() => {
+                if changed.is_err() || *stop.borrow() {
+                    cancel.store(true, Ordering::Relaxed);
+                    abandoned = Some(WorkerError::Stopped);
+                }
+            }
+        }
+    }
+}
+
+/// The match a claim ahead found (none if it failed, which is logged).
+async fn claimed_ahead(
+    config: &WorkerConfig,
+    own: &OwnConnection,
+    claim: Result<Option<Claimed>, sqlx::Error>,
+) -> Option<Claimed> {
+    match claim {
+        Ok(next) => next,
+        Err(error) => {
+            tracing::warn!(worker = %config.id, %error, "cannot claim a match");
+            own.forget_if_broken(&error).await;
+            None
+        }
+    }
+}
+
+/// Starts playing a claimed match on a blocking thread: loads both modules
+/// (from the sandbox's cache or the blob store), plays until the end or
+/// until `cancel` turns true, and prepares the replay.
+fn start(
+    core: &Core,
+    claimed: &Claimed,
+    cancel: &Arc<AtomicBool>,
+) -> Result<tokio::task::JoinHandle<Result<Played, WorkerError>>, WorkerError> {
     let variant: Variant = claimed
         .ladder
         .parse()
@@ -659,10 +833,9 @@ async fn play(
     settings.budget = time.budget();
     settings.fuel_per_ms = Some(time.fuel_per_ms);
 
-    let cancel = Arc::new(AtomicBool::new(false));
     let (sandbox, blobs, events) = (core.sandbox.clone(), core.blobs.clone(), core.events.clone());
     let (match_id, thread_cancel) = (claimed.id, cancel.clone());
-    let mut task = tokio::task::spawn_blocking(move || -> Result<Played, WorkerError> {
+    Ok(tokio::task::spawn_blocking(move || -> Result<Played, WorkerError> {
         let mut bots = Vec::with_capacity(2);
         for version in &versions {
             // A module this worker has loaded before needs no blob read.
@@ -712,47 +885,13 @@ async fn play(
         let replay = crate::replays::prepare(&blobs, &played.replay.to_json())
             .map_err(|e| WorkerError::Host(format!("cannot store the replay: {e}")))?;
         Ok(Played { played, replay })
-    });
-
-    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + config.heartbeat, config.heartbeat);
-    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut abandoned: Option<WorkerError> = None;
-    loop {
-        tokio::select! {
-            joined = &mut task => {
-                let result = joined.map_err(|e| WorkerError::Host(format!("the match thread failed: {e}")))?;
-                return match (abandoned, result) {
-                    (None, result) => result,
-                    // Stopping, but the match was over before the next
-                    // turn: it is still ours to record.
-                    (Some(WorkerError::Stopped), Ok(played)) => Ok(played),
-                    (Some(reason), _) => Err(reason),
-                };
-            }
-            _ = heartbeat.tick(), if abandoned.is_none() => {
-                match renew(&core.db, config, claimed.id).await {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        cancel.store(true, Ordering::Relaxed);
-                        abandoned = Some(WorkerError::LeaseLost);
-                    }
-                    Err(error) => tracing::warn!(worker = %config.id, id = claimed.id, %error, "cannot renew the lease"),
-                }
-            }
-            changed = stop.changed(), if abandoned.is_none() => {
-                if changed.is_err() || *stop.borrow() {
-                    cancel.store(true, Ordering::Relaxed);
-                    abandoned = Some(WorkerError::Stopped);
-                }
-            }
-        }
-    }
+    }))
 }
 
 /// Extends this worker's lease, from when the database connection is held;
 /// false if the match is no longer ours.
-async fn renew(db: &Db, config: &WorkerConfig, id: i64) -> Result<bool, sqlx::Error> {
-    let mut connection = db.write_connection().await?;
+async fn renew(own: &OwnConnection, config: &WorkerConfig, id: i64) -> Result<bool, sqlx::Error> {
+    let mut connection = own.write().await?;
     let until = now_ms().saturating_add(i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX));
     let done =
         sqlx::query("UPDATE matches SET lease_until_ms = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'running'")
@@ -788,61 +927,75 @@ fn reasons_json(played: &PlayedMatch) -> String {
 /// claim. Ok(false): the claim was gone, nothing was written.
 ///
 /// The database's round trips (each a hand-off to the connection's thread
-/// and back) are most of what the ladder adds to playing a match, so there
-/// are few: on SQLite four whatever the match (`BEGIN IMMEDIATE`, the
-/// ratings, one batch of guarded statements, `COMMIT`); on PostgreSQL,
-/// which takes one statement per round trip, seven (six with object
-/// storage).
-async fn record(core: &Core, config: &WorkerConfig, claimed: &Claimed, played: Played) -> Result<bool, WorkerError> {
+/// and back, which on a machine whose other core sleeps costs more than the
+/// statements) are most of what the ladder adds to playing a match, so
+/// there are few: on SQLite two for a rated match (`BEGIN IMMEDIATE` with
+/// the ratings' read, then one batch of guarded statements ending in
+/// `COMMIT`) and one for an unrated one; on PostgreSQL, which takes one
+/// statement per round trip, seven (six with object storage).
+async fn record(
+    core: &Core,
+    config: &WorkerConfig,
+    own: &OwnConnection,
+    claimed: &Claimed,
+    played: Played,
+) -> Result<bool, WorkerError> {
     let Played { played, replay } = played;
-    let result = &played.replay.result;
-    let winner = result.winner.map(i64::from);
-    let outcome = Outcome::from_winner(winner);
-    let mut tx = core.db.begin_write().await?;
+    // Only the ladder's own matches move ratings: a challenge or a
+    // tournament may pit bots whose owners never agreed to it (ladder.md).
+    let rated = claimed.kind == "ranked" && claimed.a_version != claimed.b_version;
+    let versions = [claimed.a_version, claimed.b_version];
+    let mut connection = own.write().await?;
     // Both ratings are read (and on PostgreSQL locked) first, so the match
-    // row is written once, with its result and its rating change. Only the
-    // ladder's own matches move ratings: a challenge or a tournament may
-    // pit bots whose owners never agreed to it (ladder.md).
-    let change = if claimed.kind == "ranked" && claimed.a_version != claimed.b_version {
-        let [a, b] = lock_ratings(
-            &core.db,
-            &mut tx,
-            [claimed.a_version, claimed.b_version],
-            &claimed.ladder,
-        )
-        .await?;
-        let (a_after, b_after) = core.rating.update(a, b, outcome);
-        Some(([a, b], [a_after, b_after]))
-    } else {
-        None
+    // row is written once, with its result and its rating change.
+    let recorded = match own.backend() {
+        Backend::Sqlite => {
+            // The transaction is begun and committed inside batches: should
+            // this future stop between them, the connection is closed
+            // (rolling back) rather than reused.
+            connection.begin_by_hand();
+            let written = async {
+                let before = if rated {
+                    Some(read_ratings(&RATINGS_SQLITE, &mut connection, versions, &claimed.ladder).await?)
+                } else {
+                    None
+                };
+                RecordRow::new(core, config, claimed, &played, &replay, before)
+                    .write_sqlite(&mut connection)
+                    .await
+            }
+            .await;
+            match written {
+                Ok(recorded) => {
+                    connection.ended_by_hand();
+                    recorded
+                }
+                Err(error) => {
+                    // Whatever was begun is rolled back at once, so the
+                    // write lock is free for others; the connection is
+                    // still replaced at the next turn.
+                    let _ = sqlx::query("ROLLBACK").execute(&mut *connection).await;
+                    return Err(error.into());
+                }
+            }
+        }
+        Backend::Postgres => {
+            let mut tx = connection.begin().await?;
+            let before = if rated {
+                Some(read_ratings(&RATINGS_POSTGRES, &mut tx, versions, &claimed.ladder).await?)
+            } else {
+                None
+            };
+            let row = RecordRow::new(core, config, claimed, &played, &replay, before);
+            let recorded = row.write_postgres(&mut tx).await?;
+            if recorded {
+                tx.commit().await?;
+            } else {
+                tx.rollback().await?;
+            }
+            recorded
+        }
     };
-    let [[a0, a1], [b0, b1]] = &played.logs;
-    let row = RecordRow {
-        claimed,
-        worker: &config.id,
-        now: now_ms(),
-        winner,
-        totals: result.totals.map(i64::from),
-        reasons: reasons_json(&played),
-        replay: &replay,
-        logs: [a0, a1, b0, b1].map(|log| String::from_utf8_lossy(log).into_owned()),
-        before: change.map(|(before, _)| before),
-        after: change.map(|(_, after)| after),
-        wdl: match outcome {
-            Outcome::Win => [[1, 0, 0], [0, 0, 1]],
-            Outcome::Draw => [[0, 1, 0], [0, 1, 0]],
-            Outcome::Loss => [[0, 0, 1], [1, 0, 0]],
-        },
-    };
-    let recorded = match core.db.backend {
-        Backend::Sqlite => row.write_sqlite(&mut tx).await?,
-        Backend::Postgres => row.write_postgres(&mut tx).await?,
-    };
-    if recorded {
-        tx.commit().await?;
-    } else {
-        tx.rollback().await?;
-    }
     Ok(recorded)
 }
 
@@ -932,14 +1085,56 @@ macro_rules! record_sqlite {
     };
 }
 
-const RECORD_UNRATED_SQLITE: &str = record_sqlite!("0", "NULL", "");
-const RECORD_RATED_SQLITE_BATCH: &str = record_sqlite!(
-    "1",
-    "(SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM matches)",
-    concat!(update_ratings!(concat!(" AND ", still_ours!())), "; ")
+/// An unrated match: the whole transaction in one batch.
+const RECORD_UNRATED_SQLITE: &str = concat!("BEGIN IMMEDIATE; ", record_sqlite!("0", "NULL", ""), "; COMMIT");
+/// A rated match: the rest of the transaction [`read_ratings`] began.
+const RECORD_RATED_SQLITE_BATCH: &str = concat!(
+    record_sqlite!(
+        "1",
+        "(SELECT COALESCE(MAX(rated_seq), 0) + 1 FROM matches)",
+        concat!(update_ratings!(concat!(" AND ", still_ours!())), "; ")
+    ),
+    "; COMMIT"
 );
 
-impl RecordRow<'_> {
+impl<'a> RecordRow<'a> {
+    /// What to write for `played`, with the rating change from `before`
+    /// (`None`: not rated).
+    fn new(
+        core: &Core,
+        config: &'a WorkerConfig,
+        claimed: &'a Claimed,
+        played: &PlayedMatch,
+        replay: &'a StoredReplay,
+        before: Option<[Rating; 2]>,
+    ) -> RecordRow<'a> {
+        let result = &played.replay.result;
+        let winner = result.winner.map(i64::from);
+        let outcome = Outcome::from_winner(winner);
+        let after = before.map(|[a, b]| {
+            let (a_after, b_after) = core.rating.update(a, b, outcome);
+            [a_after, b_after]
+        });
+        let [[a0, a1], [b0, b1]] = &played.logs;
+        RecordRow {
+            claimed,
+            worker: &config.id,
+            now: now_ms(),
+            winner,
+            totals: result.totals.map(i64::from),
+            reasons: reasons_json(played),
+            replay,
+            logs: [a0, a1, b0, b1].map(|log| String::from_utf8_lossy(log).into_owned()),
+            before,
+            after,
+            wdl: match outcome {
+                Outcome::Win => [[1, 0, 0], [0, 0, 1]],
+                Outcome::Draw => [[0, 1, 0], [0, 1, 0]],
+                Outcome::Loss => [[0, 0, 1], [1, 0, 0]],
+            },
+        }
+    }
+
     /// `sql` with the match row's `$1`…`$14` bound: the statement that
     /// finishes the match on both backends, and the start of SQLite's batch.
     fn bind_match<'q>(&'q self, sql: &'static str) -> sqlx::query::Query<'q, Any, sqlx::any::AnyArguments> {
@@ -988,7 +1183,8 @@ impl RecordRow<'_> {
             .bind(claimed.ladder.as_str())
     }
 
-    /// SQLite: every statement in one round trip. The match's update is the
+    /// SQLite: every statement and the `COMMIT` in one round trip (for an
+    /// unrated match the `BEGIN IMMEDIATE` too). The match's update is the
     /// only one that changes a row whenever the claim is ours, and every
     /// other statement changes nothing when it is not, so the rows changed
     /// say whether the match was recorded.
@@ -1065,29 +1261,48 @@ impl RecordRow<'_> {
     }
 }
 
+/// Reads both versions' ratings on a ladder, in version order (`$1`, `$2`
+/// the versions, `$3` the ladder).
+macro_rules! select_ratings {
+    () => {
+        "SELECT version_id, rating, deviation, volatility FROM ratings \
+         WHERE ladder = $3 AND version_id IN ($1, $2) ORDER BY version_id"
+    };
+}
+
+/// How [`read_ratings`] reads: the first time (which may begin the
+/// transaction in the same round trip), and again after creating missing
+/// rows.
+struct RatingsRead {
+    first: &'static str,
+    again: &'static str,
+}
+
+/// SQLite: the transaction begins with the read, taking the write lock at
+/// once, so two writers never deadlock upgrading a read lock.
+const RATINGS_SQLITE: RatingsRead = RatingsRead {
+    first: concat!("BEGIN IMMEDIATE; ", select_ratings!()),
+    again: select_ratings!(),
+};
+
+/// PostgreSQL: the rows are locked, in version order so two recorders never
+/// wait on each other in a cycle.
+const RATINGS_POSTGRES: RatingsRead = RatingsRead {
+    first: concat!(select_ratings!(), " FOR UPDATE"),
+    again: concat!(select_ratings!(), " FOR UPDATE"),
+};
+
 /// Both versions' ratings on a ladder, created with the defaults if
 /// missing (an active version has its rows already: one statement on the
-/// usual path), and locked until the transaction ends (`FOR UPDATE`, in
-/// version order so two recorders never wait on each other in a cycle, on
-/// PostgreSQL; the write lock on SQLite).
-async fn lock_ratings(
-    db: &Db,
+/// usual path), and locked until the transaction ends.
+async fn read_ratings(
+    read: &RatingsRead,
     tx: &mut AnyConnection,
     versions: [i64; 2],
     ladder: &str,
 ) -> Result<[Rating; 2], sqlx::Error> {
-    let sql = match db.backend {
-        Backend::Sqlite => {
-            "SELECT version_id, rating, deviation, volatility FROM ratings \
-             WHERE ladder = $3 AND version_id IN ($1, $2) ORDER BY version_id"
-        }
-        Backend::Postgres => {
-            "SELECT version_id, rating, deviation, volatility FROM ratings \
-             WHERE ladder = $3 AND version_id IN ($1, $2) ORDER BY version_id FOR UPDATE"
-        }
-    };
     for first in [true, false] {
-        let rows = sqlx::query(sql)
+        let rows = sqlx::query(if first { read.first } else { read.again })
             .bind(versions[0])
             .bind(versions[1])
             .bind(ladder)

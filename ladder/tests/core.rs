@@ -43,6 +43,12 @@
 //!   (`scheduler::candidates`, `schedule_once`) and challenges; a later
 //!   upload brings the bot back, and a module the bot already had is
 //!   refused.
+//! - `a_match_claimed_ahead_never_waits_behind_a_long_one`: a worker
+//!   playing a long match (a bot that loops until its move's budget runs
+//!   out) claims the next match ahead, gives it back once the hold is over
+//!   (queued again, no attempt counted) and a second worker plays it while
+//!   the long one goes on; a worker stopped while holding a match claimed
+//!   ahead puts both it and the one it was playing back in the queue.
 //! - `recompute_equals_the_stored_ratings`: after ranked matches among
 //!   three versions `ratings::recompute` finds no difference, and finds
 //!   exactly the one rating tampered with afterwards.
@@ -73,12 +79,13 @@ use arbiter_ladder::error::Error;
 use arbiter_ladder::ratings::{Outcome, Rating, RatingBook, RatingSystem, recompute};
 use arbiter_ladder::scheduler::{self, SchedulerConfig};
 use arbiter_ladder::tournaments::{self, TournamentRequest};
-use arbiter_ladder::worker::WorkerConfig;
+use arbiter_ladder::worker::{self, WorkerConfig};
 use arbiter_ladder::{accounts, uploads, versions};
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 use std::time::Duration;
 use support::{Ladder, MatchRow, PASSWORD, TTT, Test, credentials, house_wasm};
+use tokio::sync::watch;
 
 fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some(arbiter_ladder::sandbox::COMPILE_SUBCOMMAND) {
@@ -101,6 +108,7 @@ tests![
     rate_limits_refuse_with_rate_limited,
     retiring_a_bot,
     recompute_equals_the_stored_ratings,
+    a_match_claimed_ahead_never_waits_behind_a_long_one,
 ];
 
 /// Equal up to floating-point noise of the databases' REAL types.
@@ -841,4 +849,167 @@ async fn recompute_equals_the_stored_ratings(ladder: Ladder) {
     assert_eq!((difference.version_id, difference.ladder.as_str()), (random, TTT));
     assert!(close(difference.stored.rating, stored[&random].rating + 1.0));
     assert!(same_rating(difference.recomputed, stored[&random]));
+}
+
+/// A bot that reads its request and then loops until its move's budget
+/// runs out: a match with it lasts (in real time) as long as that budget's
+/// fuel takes to burn.
+const LOOPING_BOT: &str = r#"(module
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")
+    (i32.store (i32.const 0) (i32.const 1024))
+    (i32.store (i32.const 4) (i32.const 4096))
+    (drop (call $fd_read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 16)))
+    (loop $l (br $l))))"#;
+
+/// The worker id, status, attempts and start of match `id`.
+async fn claim_of(ladder: &Ladder, id: i64) -> (Option<String>, String, i64, Option<i64>) {
+    sqlx::query_as("SELECT claimed_by, status, attempts, started_ms FROM matches WHERE id = $1")
+        .bind(id)
+        .fetch_one(&ladder.core.db.pool)
+        .await
+        .expect("the match")
+}
+
+/// Polls every 5 ms until `done` holds for match `id`'s claim, for at
+/// most [`support::PLAY_LIMIT`]; returns that claim.
+async fn wait_for_claim(
+    ladder: &Ladder,
+    id: i64,
+    what: &str,
+    done: impl Fn(&(Option<String>, String, i64, Option<i64>)) -> bool,
+) -> (Option<String>, String, i64, Option<i64>) {
+    let started = std::time::Instant::now();
+    loop {
+        let claim = claim_of(ladder, id).await;
+        if done(&claim) {
+            return claim;
+        }
+        assert!(
+            started.elapsed() < support::PLAY_LIMIT,
+            "match {id}: {what} never happened (last seen {claim:?})"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+async fn a_match_claimed_ahead_never_waits_behind_a_long_one(ladder: Ladder) {
+    let core = &ladder.core;
+    let ann = ladder.sign_up("ann").await;
+    let looping = uploads::upload(
+        core,
+        ann.user_id,
+        uploads::Upload {
+            name: Some("ann-loops".to_owned()),
+            ladders: vec![TTT.to_owned()],
+            module: Some(wat::parse_str(LOOPING_BOT).expect("valid WAT")),
+        },
+    )
+    .await
+    .expect("a valid module is stored (its check would reject it; matches need none)")
+    .version_id;
+    let random = ladder.active("tictactoe-random", TTT).await;
+    let perfect = ladder.active("tictactoe-perfect", TTT).await;
+    // Unrated: the looping version was never checked.
+    let challenge = |a: i64, b: i64, seed: i64| {
+        let new = worker::NewMatch {
+            ladder: TTT,
+            a_version: a,
+            b_version: b,
+            seed,
+            kind: "challenge",
+            priority: 0,
+            tournament_id: None,
+            budget: None,
+        };
+        async move { worker::enqueue(&core.db, &new).await.expect("queued") }
+    };
+    let start = |config: WorkerConfig| {
+        let (stop, stop_rx) = watch::channel(false);
+        (stop, tokio::spawn(worker::run(core.clone(), config, stop_rx)))
+    };
+    // Always claims ahead, whatever the last match took, and holds a match
+    // claimed ahead for 100 ms (the long match lasts 2 × 10⁹ fuel, far
+    // longer on any machine).
+    let eager = |id: &str| WorkerConfig {
+        claim_ahead_below: Duration::from_secs(3600),
+        hold_ahead_for: Duration::from_millis(100),
+        ..WorkerConfig::new(id.into())
+    };
+
+    // 1. A short match (a worker's first match is never played with a
+    // claim ahead), the long match, then a short one, one worker: the
+    // second short one is claimed ahead, then given back when the hold is
+    // over.
+    let first_short = challenge(random, perfect, 40).await;
+    let long = challenge(looping, random, 41).await;
+    let short = challenge(random, perfect, 42).await;
+    let (stop_first, first) = start(eager("ahead-1"));
+    wait_for_claim(&ladder, long, "the long match started", |(by, status, ..)| {
+        by.as_deref() == Some("ahead-1") && status == "running"
+    })
+    .await;
+    let held = wait_for_claim(&ladder, short, "the claim ahead", |(by, ..)| by.is_some()).await;
+    assert_eq!(
+        (held.0.as_deref(), held.1.as_str(), held.2),
+        (Some("ahead-1"), "running", 1),
+        "the same worker claimed the next match while the long one plays"
+    );
+    let given_back = wait_for_claim(&ladder, short, "the give-back", |(by, ..)| by.is_none()).await;
+    assert_eq!(
+        given_back,
+        (None, "queued".to_owned(), 0, None),
+        "given back as if never claimed: no attempt, no start"
+    );
+    assert_eq!(claim_of(&ladder, long).await.1, "running", "the long match still plays");
+
+    // A second worker plays it while the long one goes on.
+    let (stop_second, second) = start(WorkerConfig::new("ahead-2".into()));
+    let played = wait_for_claim(&ladder, short, "the short match finished", |(_, status, ..)| {
+        status == "finished"
+    })
+    .await;
+    assert_eq!(played.0.as_deref(), Some("ahead-2"));
+    wait_for_claim(&ladder, long, "the long match finished", |(_, status, ..)| {
+        status == "finished"
+    })
+    .await;
+    let _ = stop_first.send(true);
+    let _ = stop_second.send(true);
+    first.await.expect("the first worker stops");
+    second.await.expect("the second worker stops");
+    for (id, by) in [(long, "ahead-1"), (short, "ahead-2")] {
+        let (claimed_by, ..) = claim_of(&ladder, id).await;
+        assert_eq!(claimed_by.as_deref(), Some(by), "match {id}");
+    }
+    let rows = assert_finished_once(&ladder, &[first_short, long, short]).await;
+    assert_eq!(rows[1].winner, Some(1), "the looping bot loses on time: {:?}", rows[1]);
+
+    // 2. A worker stopped while it holds a match claimed ahead (no give-back
+    // within the test's time) puts both matches back untouched.
+    let first_short = challenge(random, perfect, 45).await;
+    let long = challenge(looping, random, 43).await;
+    let short = challenge(random, perfect, 44).await;
+    let (stop_holder, holder) = start(WorkerConfig {
+        hold_ahead_for: Duration::from_secs(3600),
+        ..eager("ahead-3")
+    });
+    wait_for_claim(&ladder, first_short, "the first match finished", |(_, status, ..)| {
+        status == "finished"
+    })
+    .await;
+    wait_for_claim(&ladder, short, "the claim ahead", |(by, ..)| {
+        by.as_deref() == Some("ahead-3")
+    })
+    .await;
+    let _ = stop_holder.send(true);
+    holder.await.expect("the worker stops");
+    for id in [long, short] {
+        assert_eq!(
+            claim_of(&ladder, id).await,
+            (None, "queued".to_owned(), 0, None),
+            "match {id} is back in the queue as if never claimed"
+        );
+    }
 }
