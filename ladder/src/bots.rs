@@ -303,18 +303,16 @@ pub struct PlayedMatch {
 /// The newest `limit` matches (any status) of any version of `bot`, oldest
 /// first.
 pub async fn played_matches(db: &Db, bot: BotId, limit: i64) -> Result<Vec<PlayedMatch>> {
-    // The id set comes from the per-side indexes (an `OR` over both sides
-    // scanned every match); the caller checks the status, since a status
-    // filter in SQL makes SQLite pick the queue index instead.
-    let rows = sqlx::query(
+    // The caller checks the status, since a status filter in SQL makes
+    // SQLite pick the queue index instead.
+    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
         "SELECT m.ladder, m.winner, av.bot_id, ab.name, bb.name, m.a_before, m.a_after, m.b_before, m.b_after, m.status \
          FROM matches m \
          JOIN versions av ON av.id = m.a_version JOIN bots ab ON ab.id = av.bot_id \
          JOIN versions bv ON bv.id = m.b_version JOIN bots bb ON bb.id = bv.bot_id \
-         WHERE m.id IN (SELECT id FROM matches WHERE a_version IN (SELECT id FROM versions WHERE bot_id = $1) \
-                        UNION SELECT id FROM matches WHERE b_version IN (SELECT id FROM versions WHERE bot_id = $1)) \
-         ORDER BY m.id DESC LIMIT $2",
-    )
+         WHERE m.id IN ({}) ORDER BY m.id DESC LIMIT $2",
+        crate::matches::BOT_MATCH_IDS
+    )))
     .bind(bot.0)
     .bind(limit)
     .fetch_all(&db.pool)

@@ -384,9 +384,10 @@ impl Db {
 pub struct OwnConnection {
     db: Db,
     connection: tokio::sync::Mutex<Option<AnyConnection>>,
-    /// Set when a transaction begun by hand was left open: the connection
-    /// is closed at the next turn instead of reused.
-    abandoned: AtomicBool,
+    /// Set when the connection may be broken or was left inside a
+    /// transaction begun by hand: the next turn closes it (rolling such a
+    /// transaction back) and opens another.
+    replace: AtomicBool,
 }
 
 impl OwnConnection {
@@ -395,7 +396,7 @@ impl OwnConnection {
         OwnConnection {
             db: db.clone(),
             connection: tokio::sync::Mutex::new(None),
-            abandoned: AtomicBool::new(false),
+            replace: AtomicBool::new(false),
         }
     }
 
@@ -410,28 +411,25 @@ impl OwnConnection {
     /// waiting for the connection.
     pub async fn write(&self) -> Result<OwnWriting<'_>, sqlx::Error> {
         let mut slot = self.connection.lock().await;
-        if self.abandoned.swap(false, Ordering::Relaxed) {
-            // Closing it rolls the transaction back.
-            slot.take();
-        }
+        let kept = slot.take().filter(|_| !self.replace.swap(false, Ordering::Relaxed));
         let turn = self.db.write_turn().await?;
-        let connection = match slot.take() {
+        let connection = match kept {
             Some(connection) => connection,
             None => self.db.pool.acquire().await?.detach(),
         };
         Ok(OwnWriting {
             connection: tokio::sync::MutexGuard::map(slot, |slot| slot.insert(connection)),
             _turn: turn,
-            abandoned: &self.abandoned,
+            replace: &self.replace,
             open_by_hand: false,
         })
     }
 
-    /// Drops the connection if `error` may have broken it (the database
-    /// went away): the next [`OwnConnection::write`] opens a new one.
-    pub async fn forget_if_broken(&self, error: &sqlx::Error) {
+    /// Replaces the connection at the next [`OwnConnection::write`] if
+    /// `error` may have broken it (the database went away).
+    pub fn forget_if_broken(&self, error: &sqlx::Error) {
         if is_unavailable(error) {
-            self.connection.lock().await.take();
+            self.replace.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -441,7 +439,7 @@ impl OwnConnection {
 pub struct OwnWriting<'a> {
     connection: tokio::sync::MappedMutexGuard<'a, AnyConnection>,
     _turn: WriteTurn,
-    abandoned: &'a AtomicBool,
+    replace: &'a AtomicBool,
     open_by_hand: bool,
 }
 
@@ -464,7 +462,7 @@ impl OwnWriting<'_> {
 impl Drop for OwnWriting<'_> {
     fn drop(&mut self) {
         if self.open_by_hand {
-            self.abandoned.store(true, Ordering::Relaxed);
+            self.replace.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -580,6 +578,6 @@ mod tests {
             .expect("a whole transaction");
         writing.ended_by_hand();
         drop(writing);
-        assert!(!own.abandoned.load(Ordering::Relaxed));
+        assert!(!own.replace.load(Ordering::Relaxed));
     }
 }

@@ -27,7 +27,7 @@ const SELECT: &str = "SELECT m.id, m.ladder, m.kind, m.status, m.created_ms, m.s
 
 /// The ids of the newest `$2` matches of bot `$1` (either side), through the
 /// per-side indexes: an `OR` over both sides scans every match.
-const BOT_MATCH_IDS: &str = "SELECT id FROM ( \
+pub(crate) const BOT_MATCH_IDS: &str = "SELECT id FROM ( \
       SELECT id FROM (SELECT id FROM matches WHERE a_version IN (SELECT id FROM versions WHERE bot_id = $1) \
                       ORDER BY id DESC LIMIT $2) AS a \
       UNION \
@@ -265,11 +265,10 @@ pub async fn recent_for_bot(db: &Db, bot: BotId, limit: i64) -> Result<Vec<Match
 /// The id of the bot called `name` (case-insensitive), for filtering
 /// matches by bot. [`Error::NotFound`] if there is none.
 pub async fn bot_named(db: &Db, name: &str) -> Result<BotId> {
-    let id: Option<i64> = sqlx::query_scalar("SELECT id FROM bots WHERE name_key = $1")
-        .bind(name.to_lowercase())
-        .fetch_optional(&db.pool)
-        .await?;
-    id.map(BotId).ok_or_else(|| Error::not_found(format!("bot {name:?}")))
+    crate::bots::by_name(db, name)
+        .await?
+        .map(|bot| bot.id)
+        .ok_or_else(|| Error::not_found(format!("bot {name:?}")))
 }
 
 /// The seed match `id` is played with (both games), which decides its

@@ -293,7 +293,7 @@ pub async fn run_draining(
             Ok(None) => {}
             Err(error) => {
                 tracing::warn!(worker = %config.id, %error, "cannot claim a match");
-                own.forget_if_broken(&error).await;
+                own.forget_if_broken(&error);
             }
         }
         tokio::select! {
@@ -496,10 +496,8 @@ async fn claim(core: &Core, config: &WorkerConfig, own: &OwnConnection) -> Resul
             modules: [module(2, 9, 10)?, module(3, 11, 12)?],
             claimed_at: Instant::now(),
             kind: row.try_get(14)?,
-            took_over: false,
+            took_over: row.try_get::<Option<String>, _>(13)?.as_deref() == Some(LEASE_EXPIRED),
         };
-        let took_over = row.try_get::<Option<String>, _>(13)?.as_deref() == Some(LEASE_EXPIRED);
-        let claimed = Claimed { took_over, ..claimed };
         if claimed.attempts <= config.max_attempts {
             if claimed.attempts > 1 {
                 tracing::info!(
@@ -562,7 +560,7 @@ async fn finish(
         Err(error) => Err(error),
     };
     if let Err(WorkerError::Db(error)) = &outcome {
-        own.forget_if_broken(error).await;
+        own.forget_if_broken(error);
     }
     match outcome {
         Ok(true) => {
@@ -669,7 +667,7 @@ async fn give_back(own: &OwnConnection, config: &WorkerConfig, claimed: &Claimed
         Ok(()) => tracing::debug!(worker = %config.id, id = claimed.id, "match claimed ahead given back"),
         Err(error) => {
             tracing::warn!(worker = %config.id, id = claimed.id, %error, "cannot give back a match claimed ahead; its lease will expire");
-            own.forget_if_broken(&error).await;
+            own.forget_if_broken(&error);
         }
     }
 }
@@ -744,7 +742,7 @@ async fn play(
                 // A claim under way is finished, never dropped half-done
                 // (its match would wait for its lease to expire).
                 if claiming {
-                    ahead = claimed_ahead(config, own, (&mut claim_next).await).await;
+                    ahead = claimed_ahead(config, own, (&mut claim_next).await);
                 }
                 let result = match joined {
                     Err(e) => Err(WorkerError::Host(format!("the match thread failed: {e}"))),
@@ -760,7 +758,7 @@ async fn play(
             }
             next = &mut claim_next, if claiming => {
                 claiming = false;
-                ahead = claimed_ahead(config, own, next).await;
+                ahead = claimed_ahead(config, own, next);
             }
             () = tokio::time::sleep_until(hold_until), if ahead.is_some() => {
                 if let Some(held) = ahead.take() {
@@ -776,7 +774,7 @@ async fn play(
                     }
                     Err(error) => {
                         tracing::warn!(worker = %config.id, id = claimed.id, %error, "cannot renew the lease");
-                        own.forget_if_broken(&error).await;
+                        own.forget_if_broken(&error);
                     }
                 }
             }
@@ -791,7 +789,7 @@ async fn play(
 }
 
 /// The match a claim ahead found (none if it failed, which is logged).
-async fn claimed_ahead(
+fn claimed_ahead(
     config: &WorkerConfig,
     own: &OwnConnection,
     claim: Result<Option<Claimed>, sqlx::Error>,
@@ -800,7 +798,7 @@ async fn claimed_ahead(
         Ok(next) => next,
         Err(error) => {
             tracing::warn!(worker = %config.id, %error, "cannot claim a match");
-            own.forget_if_broken(&error).await;
+            own.forget_if_broken(&error);
             None
         }
     }

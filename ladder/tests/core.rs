@@ -865,11 +865,8 @@ const LOOPING_BOT: &str = r#"(module
 
 /// The worker id, status, attempts and start of match `id`.
 async fn claim_of(ladder: &Ladder, id: i64) -> (Option<String>, String, i64, Option<i64>) {
-    sqlx::query_as("SELECT claimed_by, status, attempts, started_ms FROM matches WHERE id = $1")
-        .bind(id)
-        .fetch_one(&ladder.core.db.pool)
-        .await
-        .expect("the match")
+    let row = ladder.match_row(id).await;
+    (row.claimed_by, row.status, row.attempts, row.started_ms)
 }
 
 /// Polls every 5 ms until `done` holds for match `id`'s claim, for at

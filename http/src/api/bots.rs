@@ -11,7 +11,7 @@ use arbiter_ladder::auth::Caller;
 use arbiter_ladder::bots::{self, Bot, BotSummary, VersionOfBot, VersionWithRatings};
 use arbiter_ladder::error::Error;
 use arbiter_ladder::matches::MatchSummary;
-use arbiter_ladder::model::{BotId, UserId, VersionId, VersionStatus};
+use arbiter_ladder::model::{UserId, VersionId, VersionStatus};
 use arbiter_ladder::uploads;
 use axum::Json;
 use axum::extract::{Multipart, Path, State};
@@ -205,7 +205,7 @@ async fn detail(
         .ok_or_else(|| ApiError::not_found(format!("bot {name:?}")))?;
     let viewer = caller.map(|c| UserId(c.user_id));
     let versions = bots::versions_with_ratings(&state.core.db, bot.id, bot.owner_id, viewer).await?;
-    let matches = arbiter_ladder::matches::recent_for_bot(&state.core.db, BotId(bot.id.0), 20).await?;
+    let matches = arbiter_ladder::matches::recent_for_bot(&state.core.db, bot.id, 20).await?;
     Ok(Json(BotDetail {
         ok: True,
         bot,

@@ -196,7 +196,7 @@ impl Ladder {
         let row = sqlx::query(
             "SELECT status, kind, rated, rated_seq, winner, score_a, score_b, replay_sha256, attempts, \
              a_version, b_version, a_before, a_after, b_before, b_after, priority, tournament_id, error, \
-             a_rd_after, b_rd_after, started_ms FROM matches WHERE id = $1",
+             a_rd_after, b_rd_after, started_ms, claimed_by FROM matches WHERE id = $1",
         )
         .bind(id)
         .fetch_one(&self.core.db.pool)
@@ -222,6 +222,7 @@ impl Ladder {
             tournament_id: get(16),
             error: row.try_get(17).expect("error"),
             started_ms: get(20),
+            claimed_by: row.try_get(21).expect("claimed_by"),
         }
     }
 
@@ -308,6 +309,8 @@ pub struct MatchRow {
     pub error: Option<String>,
     /// When a worker first claimed it.
     pub started_ms: Option<i64>,
+    /// The worker holding (or last holding) its claim.
+    pub claimed_by: Option<String>,
 }
 
 /// A name and password.
