@@ -15,10 +15,15 @@
 //!    [`play_match`] on W threads, each replay written to a file, as
 //!    `arbiter play` does.
 //!
-//!    Both run with W = 1 and W = 2, twice, after a warm-up of 20 uncounted
-//!    matches each (so compiling the modules is not measured); it prints
-//!    matches per second, pipeline / play (the target: the ladder keeps at
-//!    least 70% of play's throughput) and the process's CPU ms per match.
+//!    Both run with W = 1 and W = 2, in R rounds that alternate pipeline
+//!    and play (this machine's speed drifts from one minute to the next, so
+//!    each ratio compares runs seconds apart), after a warm-up of 20
+//!    uncounted matches each (so compiling the modules is not measured). It
+//!    prints matches per second, pipeline / play per round and its median
+//!    (the target: the ladder keeps at least 70% of play's throughput), the
+//!    process's CPU ms per match, and the pipeline's CPU ms per match by
+//!    thread: the match threads, the database's threads and the async
+//!    runtime's.
 //! 3. **One `othello-ab-strong` mirror match at the default control**
 //!    (1000 ms per move, 10 000 ms per leg, virtual): M matches on one
 //!    thread, real seconds and the thread's CPU seconds per match, and the
@@ -26,7 +31,8 @@
 //!
 //! Run with `cargo bench -p arbiter --bench pipeline` (about a minute
 //! after the build). Settings: `ARBITER_BENCH_PIPELINE_MATCHES`
-//! (N, default 600), `ARBITER_BENCH_STRONG_MATCHES` (M, default 3). Nothing
+//! (N, default 600), `ARBITER_BENCH_ROUNDS` (R, default 4),
+//! `ARBITER_BENCH_STRONG_MATCHES` (M, default 3). Nothing
 //! here asserts on time; wall-clock figures on a busy machine are noisy, so
 //! the load average is printed first and last.
 
@@ -56,13 +62,12 @@ const STRONG: &str = "othello-ab-strong";
 const WARMUP: usize = 20;
 /// Seed of counted match i is `SEED + i` (warm-up matches use 1..=20).
 const SEED: u64 = 1000;
-/// Runs of each comparison (W = 1, then 2), to show the noise.
-const ROUNDS: usize = 2;
 /// The issue's target for pipeline / play.
 const TARGET: f64 = 0.70;
 
 fn main() {
     let matches = setting("ARBITER_BENCH_PIPELINE_MATCHES", 600);
+    let rounds = setting("ARBITER_BENCH_ROUNDS", 4).max(1);
     let strong_matches = setting("ARBITER_BENCH_STRONG_MATCHES", 3);
     println!(
         "pipeline benchmark: {} vs {} on {LADDER}, {matches} matches per run",
@@ -98,26 +103,43 @@ fn main() {
 
     let seeds: Vec<u64> = (0..matches as u64).map(|i| SEED + i).collect();
     let mut rows = Vec::new();
-    for round in 1..=ROUNDS {
+    for round in 1..=rounds {
         for workers in [1, 2] {
             let cpu0 = cpu_seconds("self");
-            let ladder = runtime.block_on(pipeline(&core, versions, &seeds, workers));
+            let (ladder, threads) = runtime.block_on(pipeline(&core, versions, &seeds, workers));
             let cpu1 = cpu_seconds("self");
             let play = play_all(&bots, &seeds, workers, &replays);
             let cpu = [cpu1 - cpu0, cpu_seconds("self") - cpu1].map(|s| s * 1e3 / matches as f64);
+            let threads = threads.map(|s| s * 1e3 / matches as f64);
             println!("round {round}, W = {workers} done; /proc/loadavg {}", load_average());
-            rows.push((round, workers, ladder, play, cpu));
+            rows.push((round, workers, ladder, play, cpu, threads));
         }
     }
     println!();
     println!("== ladder pipeline vs arbiter play: {matches} matches per run, matches/s ==");
-    println!("round  W  pipeline      play  pipeline/play  target {TARGET:.2}  CPU ms/match (pipeline, play)");
-    for (round, workers, ladder, play, [cpu_ladder, cpu_play]) in rows {
+    println!(
+        "round  W  pipeline      play  pipeline/play  target {TARGET:.2}  CPU ms/match: pipeline (match threads, database, runtime), play"
+    );
+    let mut ratios: [Vec<f64>; 2] = Default::default();
+    for (round, workers, ladder, play, [cpu_ladder, cpu_play], [matches_cpu, database, runtime]) in rows {
         let [ladder, play] = [ladder, play].map(|d| matches as f64 / d.as_secs_f64());
         let ratio = ladder / play;
+        ratios[workers - 1].push(ratio);
         let verdict = if ratio >= TARGET { "met" } else { "NOT met" };
         println!(
-            "{round:>5} {workers:>2} {ladder:>9.1} {play:>9.1} {ratio:>14.3}  {verdict:>9}  {cpu_ladder:>5.2} {cpu_play:>5.2}"
+            "{round:>5} {workers:>2} {ladder:>9.1} {play:>9.1} {ratio:>14.3}  {verdict:>9}  \
+             {cpu_ladder:>5.2} ({matches_cpu:.2}, {database:.2}, {runtime:.2}), {cpu_play:.2}"
+        );
+    }
+    for (w, ratios) in ratios.iter_mut().enumerate() {
+        ratios.sort_by(f64::total_cmp);
+        let (low, high) = (ratios[0], ratios[ratios.len() - 1]);
+        let median = median(ratios);
+        let verdict = if median >= TARGET { "met" } else { "NOT met" };
+        println!(
+            "W = {}: median pipeline/play {median:.3} (range {low:.3}–{high:.3}) over {} rounds: {verdict}",
+            w + 1,
+            ratios.len()
         );
     }
     strong(&sandbox, strong_matches);
@@ -229,8 +251,10 @@ async fn active_versions(core: &Core) -> [i64; 2] {
 
 /// Queues one match per seed (sides alternating), runs `workers` workers
 /// until all are finished, stops them; returns the time from the workers'
-/// start to the last match finished.
-async fn pipeline(core: &Core, versions: [i64; 2], seeds: &[u64], workers: usize) -> Duration {
+/// start to the last match finished, and the CPU seconds the match
+/// threads, the database's threads and the runtime's threads used
+/// meanwhile.
+async fn pipeline(core: &Core, versions: [i64; 2], seeds: &[u64], workers: usize) -> (Duration, [f64; 3]) {
     let mut first = None;
     for (i, &seed) in seeds.iter().enumerate() {
         let [a, b] = sides(i, versions);
@@ -250,6 +274,7 @@ async fn pipeline(core: &Core, versions: [i64; 2], seeds: &[u64], workers: usize
     let first = first.expect("at least one match");
     let wanted = i64::try_from(seeds.len()).expect("a small count");
     let (stop_tx, stop_rx) = watch::channel(false);
+    let before = thread_cpu();
     let started = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for n in 0..workers {
@@ -271,9 +296,47 @@ async fn pipeline(core: &Core, versions: [i64; 2], seeds: &[u64], workers: usize
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
+    // Read before the workers stop: their match threads end with them.
+    let after = thread_cpu();
     let _ = stop_tx.send(true);
     while tasks.join_next().await.is_some() {}
-    elapsed
+    let mut used = [0.0; 3];
+    for (tid, (name, seconds)) in after {
+        let class = match name.as_str() {
+            name if name.starts_with("match-") => 0,
+            name if name.starts_with("sqlx-sqlite") => 1,
+            name if name.starts_with("tokio-runtime") || name.starts_with("tokio-rt") => 2,
+            _ => continue,
+        };
+        used[class] += seconds - before.get(&tid).map_or(0.0, |(_, seconds)| *seconds);
+    }
+    (elapsed, used)
+}
+
+/// Each thread of this process: its id, name and CPU seconds so far.
+fn thread_cpu() -> std::collections::HashMap<String, (String, f64)> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Default::default();
+    };
+    tasks
+        .flatten()
+        .map(|task| {
+            let tid = task.file_name().to_string_lossy().into_owned();
+            let name = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+            let seconds = cpu_seconds(&format!("self/task/{tid}"));
+            (tid, (name.trim().to_owned(), seconds))
+        })
+        .collect()
+}
+
+/// The median of sorted, non-empty `values`.
+fn median(values: &[f64]) -> f64 {
+    let mid = values.len() / 2;
+    if values.len().is_multiple_of(2) {
+        (values[mid - 1] + values[mid]) / 2.0
+    } else {
+        values[mid]
+    }
 }
 
 /// Plays one match per seed (sides alternating) on `threads` threads, as
@@ -323,8 +386,9 @@ fn virtual_seconds(played: &PlayedMatch) -> f64 {
     us as f64 / 1e6
 }
 
-/// User plus system CPU time of `/proc/WHICH` (`self`: this process,
-/// `thread-self`: the calling thread), in clock ticks of 1/100 s (`USER_HZ`).
+/// User plus system CPU seconds of `/proc/WHICH` (`self`: this process,
+/// `thread-self`: the calling thread, `self/task/TID`: one thread), counted
+/// in clock ticks of 1/100 s (`USER_HZ`).
 fn cpu_seconds(which: &str) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{which}/stat")).unwrap_or_default();
     let fields: Vec<&str> = stat

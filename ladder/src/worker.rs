@@ -10,19 +10,23 @@
 //!    returns both versions' modules and names. On PostgreSQL the row is
 //!    picked with `FOR UPDATE SKIP LOCKED`; on SQLite the write lock an
 //!    `UPDATE` takes before it reads serialises claims.
-//! 2. **Play.** Both versions' modules are loaded from the blob store into
-//!    the sandbox and the referee plays the match on a blocking thread,
-//!    while the worker renews its lease every `heartbeat`. A renewal that
-//!    finds the match no longer ours (the lease expired and another worker
-//!    took it) abandons the match at the next turn. When the worker's last
-//!    match was short ([`WorkerConfig::claim_ahead_below`]), the next one
-//!    is claimed while this one plays, so the claim's round trips to the
-//!    database are not spent between matches; if this one is still playing
-//!    after [`WorkerConfig::hold_ahead_for`], the match claimed ahead goes
-//!    back to the queue (its attempt not counted) for another worker.
+//! 2. **Play.** Each worker plays on a thread of its own: both versions'
+//!    modules are loaded from the blob store into the sandbox and the
+//!    referee plays the match there, while the worker renews its lease
+//!    every `heartbeat`. A renewal that finds the match no longer ours (the
+//!    lease expired and another worker took it) abandons the match at the
+//!    next turn. When the worker's last match was short
+//!    ([`WorkerConfig::claim_ahead_below`]), the next one is claimed while
+//!    this one plays and handed to the thread, which starts it the moment
+//!    this one ends: neither the claim's round trips to the database nor a
+//!    wake-up of the worker's task are spent between matches. If this one
+//!    is still playing after [`WorkerConfig::hold_ahead_for`], the match
+//!    claimed ahead is taken back and goes back to the queue (its attempt
+//!    not counted) for another worker.
 //! 3. **Record.** The replay is compressed on the match's thread (and, with
 //!    object storage, stored there: content-addressed, so a retry stores
-//!    nothing new). Then, while the worker plays its next match, one
+//!    nothing new). Then, while the worker plays its next match and once
+//!    the claim of the one after is done (claims go first), one
 //!    transaction (on a connection the worker keeps, see
 //!    [`OwnConnection`]) marks the match `finished` *only if
 //!    it is still running under this worker's claim*, stores the replay
@@ -70,15 +74,17 @@ use crate::replays::StoredReplay;
 use arbiter_games::{Budget, Side, Variant};
 use arbiter_referee::{Cancellable, MatchSettings, PlayedMatch, Progress, WasmBot, play_match_observed};
 use sqlx::{Any, AnyConnection, Connection, Row};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use tokio::sync::futures::Notified;
 use tokio::sync::{Notify, watch};
 
 /// How many recordings of one worker may be under way at once: a worker
-/// waits for a recording only when the database has fallen this far behind
-/// (on SQLite, writers take turns, and each turn waits for the database's
-/// thread to wake).
+/// claims nothing more while the database is this far behind (on SQLite,
+/// writers take turns, and each turn waits for the database's thread to
+/// wake).
 const RECORDINGS: usize = 2;
 
 /// Live skirmish watchers get the map every this many ticks.
@@ -245,73 +251,212 @@ pub async fn run_draining(
     mut stop: watch::Receiver<bool>,
 ) {
     tracing::debug!(worker = %config.id, lease_ms = config.lease.as_millis(), "worker started");
-    // The match just played, to record once the next one is claimed, and
-    // the recordings under way: recording a match overlaps playing the next
-    // ones (with at most RECORDINGS under way, the match playing and the
-    // one claimed ahead, a worker holds at most four claims).
-    let mut played: Option<(Claimed, Result<Played, WorkerError>)> = None;
-    let mut recordings: std::collections::VecDeque<tokio::task::JoinHandle<()>> = Default::default();
     // Every write of this worker goes through its own connection.
     let own = Arc::new(OwnConnection::new(&core.db));
-    // The next match when it was claimed while the last one played, and
-    // whether to claim ahead during the next match (see
-    // `WorkerConfig::claim_ahead_below`).
-    let mut ahead: Option<Claimed> = None;
+    let (player, mut reports) = match Player::start(&core, &config.id) {
+        Ok(started) => started,
+        Err(error) => {
+            tracing::error!(worker = %config.id, %error, "cannot start the worker's match thread");
+            return;
+        }
+    };
+    // Recordings overlap playing the next matches; while RECORDINGS are
+    // under way nothing more is claimed.
+    let mut recordings = tokio::task::JoinSet::new();
+    let mut unrecorded = Vec::new();
+    // The match the player is playing (from its `Started` report to its
+    // `Played` one), and the one handed to it and not yet started.
+    let mut playing: Option<Playing> = None;
+    let mut handed: Option<i64> = None;
+    // The claim under way; a claim is finished, never dropped half-done
+    // (its match would wait for its lease to expire).
+    let mut claiming: Option<ClaimFuture<'_>> = None;
+    // Whether to claim ahead during the current match (see
+    // `WorkerConfig::claim_ahead_below`), and whether that was tried.
     let mut claim_ahead = false;
+    let mut tried_ahead = false;
+    // When a match claimed ahead goes back if it has not started.
+    let mut hold_until: Option<tokio::time::Instant> = None;
+    // Set when the queue was empty: wait for a wake-up or the next poll.
+    // Registered before looking at the queue, so a wake-up between the look
+    // and the wait is not lost.
+    let mut idle: Option<Pin<Box<Notified<'static>>>> = None;
+    let mut woken: Option<Pin<Box<Notified<'static>>>> = None;
+    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + config.heartbeat, config.heartbeat);
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let (mut draining, mut stopping) = (*drain.borrow(), *stop.borrow());
     loop {
-        if *stop.borrow() || *drain.borrow() {
+        let ending = draining || stopping;
+        if ending && playing.is_none() && handed.is_none() && claiming.is_none() && unrecorded.is_empty() {
             break;
         }
-        // Registered before looking at the queue, so a wake-up between the
-        // look and the sleep is not lost.
-        let woken = WAKE.notified();
-        let next = match ahead.take() {
-            Some(claimed) => Ok(Some(claimed)),
-            None => claim(&core, &config, &own).await,
+        let player_idle = playing.is_none() && handed.is_none();
+        let wanted = if player_idle {
+            idle.is_none()
+        } else {
+            handed.is_none() && claim_ahead && !tried_ahead
         };
-        if let Some((claimed, outcome)) = played.take() {
-            recordings.retain(|recording| !recording.is_finished());
-            while recordings.len() >= RECORDINGS {
-                if let Some(oldest) = recordings.pop_front() {
-                    let _ = oldest.await;
-                }
+        if wanted && !ending && claiming.is_none() && recordings.len() < RECORDINGS {
+            if player_idle {
+                woken = Some(Box::pin(WAKE.notified()));
+            } else {
+                tried_ahead = true;
             }
-            let (core, config, own) = (core.clone(), config.clone(), own.clone());
-            recordings.push_back(tokio::spawn(async move {
-                finish(&core, &config, &own, claimed, outcome).await
-            }));
+            claiming = Some(Box::pin(claim(&core, &config, &own)));
         }
-        match next {
-            Ok(Some(claimed)) => {
-                let began = Instant::now();
-                let (outcome, next) = play(&core, &config, &own, &claimed, &mut stop, claim_ahead).await;
-                claim_ahead = began.elapsed() < config.claim_ahead_below;
-                ahead = next;
-                played = Some((claimed, outcome));
-                continue;
-            }
-            Ok(None) => {}
-            Err(error) => {
-                tracing::warn!(worker = %config.id, %error, "cannot claim a match");
-                own.forget_if_broken(&error);
+        // A played match is recorded once the claim of the next one is
+        // under way (and then after it: the claim goes first on the
+        // worker's connection), unless it has to wait for a claim to start.
+        let next_starting = playing.is_none() && handed.is_some();
+        if claiming.is_none() && (!next_starting || ending) {
+            for (claimed, outcome) in unrecorded.drain(..) {
+                let (core, config, own) = (core.clone(), config.clone(), own.clone());
+                recordings.spawn(async move { finish(&core, &config, &own, claimed, outcome).await });
             }
         }
         tokio::select! {
-            _ = stop.wait_for(|stop| *stop) => break,
-            _ = drain.wait_for(|drain| *drain) => break,
-            _ = woken => {}
-            _ = tokio::time::sleep(config.poll) => {}
+            report = reports.recv() => match report {
+                Some(Report::Started { id, cancel }) => {
+                    handed = None;
+                    hold_until = None;
+                    tried_ahead = false;
+                    if stopping {
+                        cancel.store(true, Ordering::Relaxed);
+                    }
+                    let abandoned = stopping.then_some(WorkerError::Stopped);
+                    playing = Some(Playing { id, cancel, abandoned });
+                    heartbeat.reset();
+                }
+                Some(Report::Played(ended)) => {
+                    let Ended { claimed, outcome, took } = *ended;
+                    let outcome = match (playing.take().and_then(|p| p.abandoned), outcome) {
+                        (None, outcome) => outcome,
+                        // Stopping, but the match was over before the next
+                        // turn: it is still ours to record.
+                        (Some(WorkerError::Stopped), Ok(played)) => Ok(played),
+                        (Some(reason), _) => Err(reason),
+                    };
+                    claim_ahead = took < config.claim_ahead_below;
+                    unrecorded.push((claimed, outcome));
+                }
+                // The match thread is gone (it never ends on its own).
+                None => {
+                    tracing::error!(worker = %config.id, "the worker's match thread ended");
+                    break;
+                }
+            },
+            next = until_claimed(&mut claiming), if claiming.is_some() => {
+                claiming = None;
+                match next {
+                    Ok(Some(claimed)) if ending => give_back(&own, &config, &claimed).await,
+                    Ok(Some(claimed)) => {
+                        woken = None;
+                        handed = Some(claimed.id);
+                        if playing.is_some() {
+                            // Never longer than half a lease: the match
+                            // claimed ahead is not renewed until it starts.
+                            hold_until = Some(tokio::time::Instant::now() + config.hold_ahead_for.min(config.lease / 2));
+                        }
+                        player.hand(claimed);
+                    }
+                    Ok(None) => idle = woken.take(),
+                    Err(error) => {
+                        tracing::warn!(worker = %config.id, %error, "cannot claim a match");
+                        own.forget_if_broken(&error);
+                        idle = woken.take();
+                    }
+                }
+            }
+            () = sleep_until_some(hold_until) => {
+                hold_until = None;
+                if let Some(held) = player.take_back() {
+                    handed = None;
+                    give_back(&own, &config, &held).await;
+                }
+            }
+            _ = heartbeat.tick(), if playing.as_ref().is_some_and(|p| p.abandoned.is_none()) => {
+                let Some(current) = playing.as_mut() else { continue };
+                match renew(&own, &config, current.id).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        current.cancel.store(true, Ordering::Relaxed);
+                        current.abandoned = Some(WorkerError::LeaseLost);
+                    }
+                    Err(error) => {
+                        tracing::warn!(worker = %config.id, id = current.id, %error, "cannot renew the lease");
+                        own.forget_if_broken(&error);
+                    }
+                }
+            }
+            changed = stop.changed(), if !stopping => {
+                if changed.is_err() || *stop.borrow() {
+                    stopping = true;
+                    if let Some(current) = playing.as_mut().filter(|p| p.abandoned.is_none()) {
+                        current.cancel.store(true, Ordering::Relaxed);
+                        current.abandoned = Some(WorkerError::Stopped);
+                    }
+                    if let Some(held) = player.take_back() {
+                        handed = None;
+                        give_back(&own, &config, &held).await;
+                    }
+                }
+            }
+            changed = drain.changed(), if !draining => {
+                if changed.is_err() || *drain.borrow() {
+                    draining = true;
+                    if let Some(held) = player.take_back() {
+                        handed = None;
+                        give_back(&own, &config, &held).await;
+                    }
+                }
+            }
+            Some(_) = recordings.join_next() => {}
+            () = wait_idle(&mut idle, config.poll), if idle.is_some() => idle = None,
         }
     }
-    if let Some(claimed) = ahead.take() {
-        give_back(&own, &config, &claimed).await;
-    }
-    for recording in recordings {
-        let _ = recording.await;
-    }
-    if let Some((claimed, outcome)) = played.take() {
+    drop(player);
+    for (claimed, outcome) in unrecorded {
         finish(&core, &config, &own, claimed, outcome).await;
     }
+    while recordings.join_next().await.is_some() {}
+}
+
+/// A claim under way.
+type ClaimFuture<'a> = Pin<Box<dyn Future<Output = Result<Option<Claimed>, sqlx::Error>> + Send + 'a>>;
+
+/// The claim under way's result, or never without one.
+async fn until_claimed(claiming: &mut Option<ClaimFuture<'_>>) -> Result<Option<Claimed>, sqlx::Error> {
+    match claiming {
+        Some(claim) => claim.await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Sleeps until `deadline`, or forever without one.
+async fn sleep_until_some(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Waits for a wake-up registered in `idle` or for `poll`.
+async fn wait_idle(idle: &mut Option<Pin<Box<Notified<'static>>>>, poll: Duration) {
+    match idle.as_mut() {
+        Some(woken) => {
+            let _ = tokio::time::timeout(poll, woken.as_mut()).await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// The match a worker's player is playing, as the worker sees it.
+struct Playing {
+    id: i64,
+    /// Ends the match at its next turn.
+    cancel: Arc<AtomicBool>,
+    /// Why the match is being abandoned, if it is.
+    abandoned: Option<WorkerError>,
 }
 
 /// Workers of one process, started together and stopped gracefully.
@@ -702,127 +847,146 @@ struct VersionModule {
     name: String,
 }
 
-/// Plays a claimed match while renewing the lease, and (if `claim_ahead`)
-/// claims the next match meanwhile: returns how the match ended and the
-/// match claimed ahead, if any.
-async fn play(
-    core: &Core,
-    config: &WorkerConfig,
-    own: &OwnConnection,
-    claimed: &Claimed,
-    stop: &mut watch::Receiver<bool>,
-    claim_ahead: bool,
-) -> (Result<Played, WorkerError>, Option<Claimed>) {
+/// What a worker's match thread tells its worker.
+enum Report {
+    /// It took match `id` from the hand and began playing it; `cancel`
+    /// ends it at its next turn.
+    Started { id: i64, cancel: Arc<AtomicBool> },
+    /// It finished (or abandoned) a match.
+    Played(Box<Ended>),
+}
+
+/// A match the match thread is done with.
+struct Ended {
+    claimed: Claimed,
+    outcome: Result<Played, WorkerError>,
+    /// How long it played.
+    took: Duration,
+}
+
+/// The hand-over between a worker and its match thread.
+enum Hand {
+    /// Nothing to play yet.
+    Empty,
+    /// The next match, taken when the current one ends: a match claimed
+    /// ahead starts without waiting for the worker's task to be scheduled.
+    Next(Box<Claimed>),
+    /// The worker is gone: the thread ends.
+    Quit,
+}
+
+/// A worker's match thread: it plays one match at a time, the one handed
+/// to it, and reports each start and end. Dropping it ends the thread once
+/// its match is over.
+struct Player {
+    hand: Arc<(std::sync::Mutex<Hand>, std::sync::Condvar)>,
+}
+
+impl Player {
+    /// Starts the thread of worker `worker`.
+    fn start(core: &Core, worker: &str) -> std::io::Result<(Player, tokio::sync::mpsc::UnboundedReceiver<Report>)> {
+        let hand = Arc::new((std::sync::Mutex::new(Hand::Empty), std::sync::Condvar::new()));
+        let (reports, received) = tokio::sync::mpsc::unbounded_channel();
+        let (core, thread_hand) = (core.clone(), hand.clone());
+        std::thread::Builder::new()
+            .name(format!("match-{worker}"))
+            .spawn(move || {
+                while let Some(claimed) = Player::next(&thread_hand) {
+                    let cancel = Arc::new(AtomicBool::new(false));
+                    let id = claimed.id;
+                    if reports
+                        .send(Report::Started {
+                            id,
+                            cancel: cancel.clone(),
+                        })
+                        .is_err()
+                    {
+                        break;
+                    }
+                    let began = Instant::now();
+                    let outcome =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| play(&core, &claimed, &cancel)))
+                            .unwrap_or_else(|_| {
+                                Err(WorkerError::Host(format!("the thread playing match {id} panicked")))
+                            });
+                    let took = began.elapsed();
+                    if reports
+                        .send(Report::Played(Box::new(Ended { claimed, outcome, took })))
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            })?;
+        Ok((Player { hand }, received))
+    }
+
+    /// Waits for the next match; `None` when the worker is gone.
+    fn next(hand: &(std::sync::Mutex<Hand>, std::sync::Condvar)) -> Option<Claimed> {
+        let (slot, ready) = hand;
+        let mut slot = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        loop {
+            match std::mem::replace(&mut *slot, Hand::Empty) {
+                Hand::Next(claimed) => return Some(*claimed),
+                Hand::Quit => {
+                    *slot = Hand::Quit;
+                    return None;
+                }
+                Hand::Empty => slot = ready.wait(slot).unwrap_or_else(std::sync::PoisonError::into_inner),
+            }
+        }
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Hand> {
+        self.hand.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Hands the thread its next match (the worker hands one at a time).
+    fn hand(&self, claimed: Claimed) {
+        *self.slot() = Hand::Next(Box::new(claimed));
+        self.hand.1.notify_one();
+    }
+
+    /// Takes back the match handed over, unless the thread took it first.
+    fn take_back(&self) -> Option<Claimed> {
+        let mut slot = self.slot();
+        match std::mem::replace(&mut *slot, Hand::Empty) {
+            Hand::Next(claimed) => Some(*claimed),
+            other => {
+                *slot = other;
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Player {
+    fn drop(&mut self) {
+        *self.slot() = Hand::Quit;
+        self.hand.1.notify_one();
+    }
+}
+
+/// Plays a claimed match on the calling thread until its end, or until
+/// `cancel` turns true: loads both modules (from the sandbox's cache or the
+/// blob store) and prepares the replay.
+fn play(core: &Core, claimed: &Claimed, cancel: &Arc<AtomicBool>) -> Result<Played, WorkerError> {
     core.metrics
         .match_started(&claimed.ladder, claimed.attempts, claimed.took_over);
     core.events.send(Event::MatchStarted {
         id: claimed.id,
         ladder: claimed.ladder.clone(),
     });
-    let cancel = Arc::new(AtomicBool::new(false));
-    let mut task = match start(core, claimed, &cancel) {
-        Ok(task) => task,
-        Err(error) => return (Err(error), None),
-    };
-    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + config.heartbeat, config.heartbeat);
-    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut abandoned: Option<WorkerError> = None;
-    // The claim ahead: under way, then held until the match ends, or given
-    // back if the match is still playing after `hold_ahead_for`.
-    let mut claiming = claim_ahead;
-    let mut ahead: Option<Claimed> = None;
-    let claim_next = claim(core, config, own);
-    tokio::pin!(claim_next);
-    // Never longer than half a lease: the match claimed ahead is not renewed
-    // until it starts.
-    let hold_until = tokio::time::Instant::now() + config.hold_ahead_for.min(config.lease / 2);
-    loop {
-        tokio::select! {
-            joined = &mut task => {
-                // A claim under way is finished, never dropped half-done
-                // (its match would wait for its lease to expire).
-                if claiming {
-                    ahead = claimed_ahead(config, own, (&mut claim_next).await);
-                }
-                let result = match joined {
-                    Err(e) => Err(WorkerError::Host(format!("the match thread failed: {e}"))),
-                    Ok(result) => match (abandoned, result) {
-                        (None, result) => result,
-                        // Stopping, but the match was over before the next
-                        // turn: it is still ours to record.
-                        (Some(WorkerError::Stopped), Ok(played)) => Ok(played),
-                        (Some(reason), _) => Err(reason),
-                    },
-                };
-                return (result, ahead);
-            }
-            next = &mut claim_next, if claiming => {
-                claiming = false;
-                ahead = claimed_ahead(config, own, next);
-            }
-            () = tokio::time::sleep_until(hold_until), if ahead.is_some() => {
-                if let Some(held) = ahead.take() {
-                    give_back(own, config, &held).await;
-                }
-            }
-            _ = heartbeat.tick(), if abandoned.is_none() => {
-                match renew(own, config, claimed.id).await {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        cancel.store(true, Ordering::Relaxed);
-                        abandoned = Some(WorkerError::LeaseLost);
-                    }
-                    Err(error) => {
-                        tracing::warn!(worker = %config.id, id = claimed.id, %error, "cannot renew the lease");
-                        own.forget_if_broken(&error);
-                    }
-                }
-            }
-            changed = stop.changed(), if abandoned.is_none() => {
-                if changed.is_err() || *stop.borrow() {
-                    cancel.store(true, Ordering::Relaxed);
-                    abandoned = Some(WorkerError::Stopped);
-                }
-            }
-        }
-    }
-}
-
-/// The match a claim ahead found (none if it failed, which is logged).
-fn claimed_ahead(
-    config: &WorkerConfig,
-    own: &OwnConnection,
-    claim: Result<Option<Claimed>, sqlx::Error>,
-) -> Option<Claimed> {
-    match claim {
-        Ok(next) => next,
-        Err(error) => {
-            tracing::warn!(worker = %config.id, %error, "cannot claim a match");
-            own.forget_if_broken(&error);
-            None
-        }
-    }
-}
-
-/// Starts playing a claimed match on a blocking thread: loads both modules
-/// (from the sandbox's cache or the blob store), plays until the end or
-/// until `cancel` turns true, and prepares the replay.
-fn start(
-    core: &Core,
-    claimed: &Claimed,
-    cancel: &Arc<AtomicBool>,
-) -> Result<tokio::task::JoinHandle<Result<Played, WorkerError>>, WorkerError> {
     let variant: Variant = claimed
         .ladder
         .parse()
         .map_err(|e| WorkerError::Unplayable(format!("ladder {}: {e}", claimed.ladder)))?;
-    let [Some(a), Some(b)] = claimed.modules.clone() else {
+    let [Some(a), Some(b)] = &claimed.modules else {
         return Err(WorkerError::Unplayable(format!(
             "version {} or {} does not exist",
             claimed.a_version, claimed.b_version
         )));
     };
-    let versions = [a, b];
     let time = claimed
         .time
         .ok_or_else(|| WorkerError::Unplayable(format!("match {} has no time control", claimed.id)))?;
@@ -831,59 +995,53 @@ fn start(
     settings.budget = time.budget();
     settings.fuel_per_ms = Some(time.fuel_per_ms);
 
-    let (sandbox, blobs, events) = (core.sandbox.clone(), core.blobs.clone(), core.events.clone());
-    let (match_id, thread_cancel) = (claimed.id, cancel.clone());
-    Ok(tokio::task::spawn_blocking(move || -> Result<Played, WorkerError> {
-        let mut bots = Vec::with_capacity(2);
-        for version in &versions {
-            // A module this worker has loaded before needs no blob read.
-            if let Some(module) = sandbox.cached(&version.sha256) {
-                bots.push(WasmBot::new(sandbox.clone(), module, version.name.clone()));
-                continue;
-            }
-            let wasm = blobs
-                .get(&version.sha256)
-                .map_err(|e| WorkerError::Host(format!("cannot read the module of version {}: {e}", version.id)))?
-                .ok_or_else(|| {
-                    WorkerError::Host(format!(
-                        "the module {} of version {} is missing from the blob store",
-                        version.sha256, version.id
-                    ))
-                })?;
-            let module = sandbox.load(&wasm).map_err(|e| {
-                let message = format!("cannot load the module of version {}: {e}", version.id);
-                if e.is_host_failure() {
-                    WorkerError::Host(message)
-                } else {
-                    WorkerError::Unplayable(message)
-                }
-            })?;
+    let (sandbox, blobs, events, match_id) = (&core.sandbox, &core.blobs, &core.events, claimed.id);
+    let mut bots = Vec::with_capacity(2);
+    for version in [a, b] {
+        // A module this worker has loaded before needs no blob read.
+        if let Some(module) = sandbox.cached(&version.sha256) {
             bots.push(WasmBot::new(sandbox.clone(), module, version.name.clone()));
+            continue;
         }
-        let entrants: Vec<Cancellable<'_>> = bots
-            .iter()
-            .map(|bot| Cancellable::new(bot, thread_cancel.clone()))
-            .collect();
-        let _playing = events.play(match_id);
-        let mut observe = |game: u8, progress: Progress<'_>| match progress {
-            Progress::Turn(turn) => {
-                let fault = turn.fault.map(|f| f.as_str());
-                events.turn(match_id, game, u8::from(turn.side), turn.action.as_deref(), fault);
+        let wasm = blobs
+            .get(&version.sha256)
+            .map_err(|e| WorkerError::Host(format!("cannot read the module of version {}: {e}", version.id)))?
+            .ok_or_else(|| {
+                WorkerError::Host(format!(
+                    "the module {} of version {} is missing from the blob store",
+                    version.sha256, version.id
+                ))
+            })?;
+        let module = sandbox.load(&wasm).map_err(|e| {
+            let message = format!("cannot load the module of version {}: {e}", version.id);
+            if e.is_host_failure() {
+                WorkerError::Host(message)
+            } else {
+                WorkerError::Unplayable(message)
             }
-            Progress::Tick { record, state } => {
-                // The map every few ticks (and at the end): enough to watch.
-                let snapshot = (record.tick.is_multiple_of(LIVE_MAP_EVERY) || state.is_over())
-                    .then(|| serde_json::to_value(arbiter_referee::frames::live(state)).ok())
-                    .flatten();
-                events.tick(match_id, game, record.tick, snapshot);
-            }
-        };
-        let played = play_match_observed(&settings, [&entrants[0], &entrants[1]], &mut observe)
-            .map_err(|e| WorkerError::Host(format!("the referee could not play the match: {e}")))?;
-        let replay = crate::replays::prepare(&blobs, &played.replay.to_json())
-            .map_err(|e| WorkerError::Host(format!("cannot store the replay: {e}")))?;
-        Ok(Played { played, replay })
-    }))
+        })?;
+        bots.push(WasmBot::new(sandbox.clone(), module, version.name.clone()));
+    }
+    let entrants: Vec<Cancellable<'_>> = bots.iter().map(|bot| Cancellable::new(bot, cancel.clone())).collect();
+    let _playing = events.play(match_id);
+    let mut observe = |game: u8, progress: Progress<'_>| match progress {
+        Progress::Turn(turn) => {
+            let fault = turn.fault.map(|f| f.as_str());
+            events.turn(match_id, game, u8::from(turn.side), turn.action.as_deref(), fault);
+        }
+        Progress::Tick { record, state } => {
+            // The map every few ticks (and at the end): enough to watch.
+            let snapshot = (record.tick.is_multiple_of(LIVE_MAP_EVERY) || state.is_over())
+                .then(|| serde_json::to_value(arbiter_referee::frames::live(state)).ok())
+                .flatten();
+            events.tick(match_id, game, record.tick, snapshot);
+        }
+    };
+    let played = play_match_observed(&settings, [&entrants[0], &entrants[1]], &mut observe)
+        .map_err(|e| WorkerError::Host(format!("the referee could not play the match: {e}")))?;
+    let replay = crate::replays::prepare(blobs, &played.replay.to_json())
+        .map_err(|e| WorkerError::Host(format!("cannot store the replay: {e}")))?;
+    Ok(Played { played, replay })
 }
 
 /// Extends this worker's lease, from when the database connection is held;
