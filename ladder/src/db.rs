@@ -33,6 +33,8 @@ pub struct Db {
     pub backend: Backend,
     /// This process's queue of SQLite writers (see [`Db::begin_write`]).
     writers: Arc<tokio::sync::Mutex<()>>,
+    /// On SQLite, the connection this process's [`OwnConnection`]s share.
+    own: Arc<OwnSlot>,
     /// Whether the database answered when last asked (see [`Db::watch`]).
     up: Arc<AtomicBool>,
 }
@@ -231,6 +233,7 @@ impl Db {
             pool,
             backend,
             writers: Arc::default(),
+            own: Arc::default(),
             up: Arc::new(AtomicBool::new(true)),
         };
         db.migrate().await?;
@@ -246,6 +249,7 @@ impl Db {
             pool: pool_options(self.backend, options).connect_lazy_with(connect),
             backend: self.backend,
             writers: self.writers.clone(),
+            own: self.own.clone(),
             up: self.up.clone(),
         }
     }
@@ -380,9 +384,20 @@ impl Db {
 /// round trip to SQLite's thread or to the PostgreSQL server each time). Its
 /// users take turns; a connection that failed is dropped and the next turn
 /// opens another.
+///
+/// On SQLite, where writes take turns anyway, every `OwnConnection` of a
+/// process shares one connection: its page cache stays valid from one
+/// write to the next (SQLite drops a connection's cache whenever another
+/// connection has written since its last transaction).
 #[derive(Debug)]
 pub struct OwnConnection {
     db: Db,
+    slot: Arc<OwnSlot>,
+}
+
+/// The connection behind one or more [`OwnConnection`]s.
+#[derive(Debug, Default)]
+struct OwnSlot {
     connection: tokio::sync::Mutex<Option<AnyConnection>>,
     /// Set when the connection may be broken or was left inside a
     /// transaction begun by hand: the next turn closes it (rolling such a
@@ -391,13 +406,14 @@ pub struct OwnConnection {
 }
 
 impl OwnConnection {
-    /// A connection to `db`, opened at the first turn.
+    /// A connection to `db`, opened at the first turn (on SQLite, the one
+    /// every `OwnConnection` of `db` shares).
     pub fn new(db: &Db) -> OwnConnection {
-        OwnConnection {
-            db: db.clone(),
-            connection: tokio::sync::Mutex::new(None),
-            replace: AtomicBool::new(false),
-        }
+        let slot = match db.backend {
+            Backend::Sqlite => db.own.clone(),
+            Backend::Postgres => Arc::default(),
+        };
+        OwnConnection { db: db.clone(), slot }
     }
 
     /// Its engine.
@@ -407,11 +423,12 @@ impl OwnConnection {
 
     /// The connection, held with this process's turn to write (see
     /// [`Db::begin_write`]) until the returned guard is dropped. Waits for
-    /// the keeper's other users first, so the turn is never held while
+    /// the connection's other users first, so the turn is never held while
     /// waiting for the connection.
     pub async fn write(&self) -> Result<OwnWriting<'_>, sqlx::Error> {
-        let mut slot = self.connection.lock().await;
-        let kept = slot.take().filter(|_| !self.replace.swap(false, Ordering::Relaxed));
+        let replace = &self.slot.replace;
+        let mut slot = self.slot.connection.lock().await;
+        let kept = slot.take().filter(|_| !replace.swap(false, Ordering::Relaxed));
         let turn = self.db.write_turn().await?;
         let connection = match kept {
             Some(connection) => connection,
@@ -420,7 +437,7 @@ impl OwnConnection {
         Ok(OwnWriting {
             connection: tokio::sync::MutexGuard::map(slot, |slot| slot.insert(connection)),
             _turn: turn,
-            replace: &self.replace,
+            replace,
             open_by_hand: false,
         })
     }
@@ -429,7 +446,7 @@ impl OwnConnection {
     /// `error` may have broken it (the database went away).
     pub fn forget_if_broken(&self, error: &sqlx::Error) {
         if is_unavailable(error) {
-            self.replace.store(true, Ordering::Relaxed);
+            self.slot.replace.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -578,6 +595,36 @@ mod tests {
             .expect("a whole transaction");
         writing.ended_by_hand();
         drop(writing);
-        assert!(!own.replace.load(Ordering::Relaxed));
+        assert!(!own.slot.replace.load(Ordering::Relaxed));
+    }
+
+    /// On SQLite every `OwnConnection` of a process writes through the same
+    /// connection (a temporary table, seen only by the connection that
+    /// made it, is seen by both), and one replaced after an error is
+    /// replaced for all.
+    #[tokio::test]
+    async fn own_connections_share_one_connection_on_sqlite() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let db = Db::open_sqlite(&dir.path().join("arbiter.db"))
+            .await
+            .expect("a database");
+        let [first, second] = [OwnConnection::new(&db), OwnConnection::new(&db)];
+        sqlx::query("CREATE TEMP TABLE mine (n INTEGER)")
+            .execute(&mut *first.write().await.expect("a turn"))
+            .await
+            .expect("a temporary table");
+        sqlx::query("INSERT INTO mine VALUES (1)")
+            .execute(&mut *second.write().await.expect("a turn"))
+            .await
+            .expect("the other one sees the first one's temporary table");
+        assert!(
+            sqlx::query("SELECT n FROM mine").fetch_all(&db.pool).await.is_err(),
+            "the pool's connections do not see it"
+        );
+        first.forget_if_broken(&sqlx::Error::PoolTimedOut);
+        let replaced = sqlx::query_scalar::<_, i64>("SELECT n FROM mine")
+            .fetch_all(&mut *second.write().await.expect("a turn"))
+            .await;
+        assert!(replaced.is_err(), "a fresh connection: {replaced:?}");
     }
 }
