@@ -305,7 +305,7 @@ async fn pipeline(core: &Core, versions: [i64; 2], seeds: &[u64], workers: usize
         let class = match name.as_str() {
             name if name.starts_with("match-") => 0,
             name if name.starts_with("sqlx-sqlite") => 1,
-            name if name.starts_with("tokio-runtime") || name.starts_with("tokio-rt") => 2,
+            name if name.starts_with("tokio-") => 2,
             _ => continue,
         };
         used[class] += seconds - before.get(&tid).map_or(0.0, |(_, seconds)| *seconds);

@@ -388,8 +388,9 @@ impl Db {
 /// On SQLite, where writes take turns anyway, every `OwnConnection` of a
 /// process shares one connection: its page cache stays valid from one
 /// write to the next (SQLite drops a connection's cache whenever another
-/// connection has written since its last transaction).
-#[derive(Debug)]
+/// connection has written since its last transaction). Clones share the
+/// connection too.
+#[derive(Clone, Debug)]
 pub struct OwnConnection {
     db: Db,
     slot: Arc<OwnSlot>,
@@ -535,16 +536,23 @@ impl Writing<Transaction<'static, Any>> {
 mod tests {
     use super::*;
 
+    /// A fresh SQLite database in a temporary folder (kept while the folder
+    /// lives).
+    async fn sqlite() -> (tempfile::TempDir, Db) {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let db = Db::open_sqlite(&dir.path().join("arbiter.db"))
+            .await
+            .expect("a database");
+        (dir, db)
+    }
+
     /// A transaction begun by hand and abandoned (an error or a cancelled
     /// future between its batches) never leaks into the next turn: the
     /// connection is replaced, so its half-done write is rolled back and
     /// the write lock is free for everyone.
     #[tokio::test]
     async fn a_transaction_begun_by_hand_and_abandoned_is_rolled_back() {
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let db = Db::open_sqlite(&dir.path().join("arbiter.db"))
-            .await
-            .expect("a database");
+        let (_dir, db) = sqlite().await;
         sqlx::query("CREATE TABLE t (n INTEGER)")
             .execute(&db.pool)
             .await
@@ -604,10 +612,7 @@ mod tests {
     /// replaced for all.
     #[tokio::test]
     async fn own_connections_share_one_connection_on_sqlite() {
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let db = Db::open_sqlite(&dir.path().join("arbiter.db"))
-            .await
-            .expect("a database");
+        let (_dir, db) = sqlite().await;
         let [first, second] = [OwnConnection::new(&db), OwnConnection::new(&db)];
         sqlx::query("CREATE TEMP TABLE mine (n INTEGER)")
             .execute(&mut *first.write().await.expect("a turn"))

@@ -154,6 +154,11 @@ impl WorkerConfig {
         }
     }
 
+    /// When a claim taken or renewed at `now` (Unix ms) expires.
+    fn lease_until(&self, now: i64) -> i64 {
+        now.saturating_add(i64::try_from(self.lease.as_millis()).unwrap_or(i64::MAX))
+    }
+
     /// The same settings with another lease (and a heartbeat of a third of
     /// it).
     pub fn with_lease(mut self, lease: Duration) -> WorkerConfig {
@@ -252,7 +257,7 @@ pub async fn run_draining(
 ) {
     tracing::debug!(worker = %config.id, lease_ms = config.lease.as_millis(), "worker started");
     // Every write of this worker goes through its own connection.
-    let own = Arc::new(OwnConnection::new(&core.db));
+    let own = OwnConnection::new(&core.db);
     let (player, mut reports) = match Player::start(&core, &config.id) {
         Ok(started) => started,
         Err(error) => {
@@ -275,13 +280,13 @@ pub async fn run_draining(
     // `WorkerConfig::claim_ahead_below`), and whether that was tried.
     let mut claim_ahead = false;
     let mut tried_ahead = false;
-    // When a match claimed ahead goes back if it has not started.
-    let mut hold_until: Option<tokio::time::Instant> = None;
-    // Set when the queue was empty: wait for a wake-up or the next poll.
-    // Registered before looking at the queue, so a wake-up between the look
-    // and the wait is not lost.
-    let mut idle: Option<Pin<Box<Notified<'static>>>> = None;
+    // Ends when a match claimed ahead goes back if it has not started.
+    let mut hold: Option<Pin<Box<tokio::time::Sleep>>> = None;
+    // A wake-up registered before looking at the queue (so one between the
+    // look and the wait is not lost), and, when the queue was empty, the
+    // wait for it or for the next poll.
     let mut woken: Option<Pin<Box<Notified<'static>>>> = None;
+    let mut idle: Option<IdleWait> = None;
     let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + config.heartbeat, config.heartbeat);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let (mut draining, mut stopping) = (*drain.borrow(), *stop.borrow());
@@ -318,7 +323,7 @@ pub async fn run_draining(
             report = reports.recv() => match report {
                 Some(Report::Started { id, cancel }) => {
                     handed = None;
-                    hold_until = None;
+                    hold = None;
                     tried_ahead = false;
                     if stopping {
                         cancel.store(true, Ordering::Relaxed);
@@ -345,7 +350,7 @@ pub async fn run_draining(
                     break;
                 }
             },
-            next = until_claimed(&mut claiming), if claiming.is_some() => {
+            next = or_never(claiming.as_mut()) => {
                 claiming = None;
                 match next {
                     Ok(Some(claimed)) if ending => give_back(&own, &config, &claimed).await,
@@ -355,24 +360,21 @@ pub async fn run_draining(
                         if playing.is_some() {
                             // Never longer than half a lease: the match
                             // claimed ahead is not renewed until it starts.
-                            hold_until = Some(tokio::time::Instant::now() + config.hold_ahead_for.min(config.lease / 2));
+                            hold = Some(Box::pin(tokio::time::sleep(config.hold_ahead_for.min(config.lease / 2))));
                         }
                         player.hand(claimed);
                     }
-                    Ok(None) => idle = woken.take(),
+                    Ok(None) => idle = wait_for(woken.take(), config.poll),
                     Err(error) => {
                         tracing::warn!(worker = %config.id, %error, "cannot claim a match");
                         own.forget_if_broken(&error);
-                        idle = woken.take();
+                        idle = wait_for(woken.take(), config.poll);
                     }
                 }
             }
-            () = sleep_until_some(hold_until) => {
-                hold_until = None;
-                if let Some(held) = player.take_back() {
-                    handed = None;
-                    give_back(&own, &config, &held).await;
-                }
+            () = or_never(hold.as_mut()) => {
+                hold = None;
+                give_back_handed(&player, &mut handed, &own, &config).await;
             }
             _ = heartbeat.tick(), if playing.as_ref().is_some_and(|p| p.abandoned.is_none()) => {
                 let Some(current) = playing.as_mut() else { continue };
@@ -395,23 +397,17 @@ pub async fn run_draining(
                         current.cancel.store(true, Ordering::Relaxed);
                         current.abandoned = Some(WorkerError::Stopped);
                     }
-                    if let Some(held) = player.take_back() {
-                        handed = None;
-                        give_back(&own, &config, &held).await;
-                    }
+                    give_back_handed(&player, &mut handed, &own, &config).await;
                 }
             }
             changed = drain.changed(), if !draining => {
                 if changed.is_err() || *drain.borrow() {
                     draining = true;
-                    if let Some(held) = player.take_back() {
-                        handed = None;
-                        give_back(&own, &config, &held).await;
-                    }
+                    give_back_handed(&player, &mut handed, &own, &config).await;
                 }
             }
             Some(_) = recordings.join_next() => {}
-            () = wait_idle(&mut idle, config.poll), if idle.is_some() => idle = None,
+            _ = or_never(idle.as_mut()) => idle = None,
         }
     }
     drop(player);
@@ -424,29 +420,28 @@ pub async fn run_draining(
 /// A claim under way.
 type ClaimFuture<'a> = Pin<Box<dyn Future<Output = Result<Option<Claimed>, sqlx::Error>> + Send + 'a>>;
 
-/// The claim under way's result, or never without one.
-async fn until_claimed(claiming: &mut Option<ClaimFuture<'_>>) -> Result<Option<Claimed>, sqlx::Error> {
-    match claiming {
-        Some(claim) => claim.await,
+/// An idle worker's wait for a wake-up or its next poll.
+type IdleWait = Pin<Box<tokio::time::Timeout<Pin<Box<Notified<'static>>>>>>;
+
+/// The output of `future`, or never without one.
+async fn or_never<F: Future + Unpin>(future: Option<&mut F>) -> F::Output {
+    match future {
+        Some(future) => future.await,
         None => std::future::pending().await,
     }
 }
 
-/// Sleeps until `deadline`, or forever without one.
-async fn sleep_until_some(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
+/// A wait for the wake-up `woken` registered, at most `poll` long.
+fn wait_for(woken: Option<Pin<Box<Notified<'static>>>>, poll: Duration) -> Option<IdleWait> {
+    woken.map(|woken| Box::pin(tokio::time::timeout(poll, woken)))
 }
 
-/// Waits for a wake-up registered in `idle` or for `poll`.
-async fn wait_idle(idle: &mut Option<Pin<Box<Notified<'static>>>>, poll: Duration) {
-    match idle.as_mut() {
-        Some(woken) => {
-            let _ = tokio::time::timeout(poll, woken.as_mut()).await;
-        }
-        None => std::future::pending().await,
+/// Gives back the match handed to the thread if the thread has not taken it
+/// yet.
+async fn give_back_handed(player: &Player, handed: &mut Option<i64>, own: &OwnConnection, config: &WorkerConfig) {
+    if let Some(held) = player.take_back() {
+        *handed = None;
+        give_back(own, config, &held).await;
     }
 }
 
@@ -594,7 +589,6 @@ const CLAIM_POSTGRES: &str = concat!(
 /// marked `failed` at once and the next one is tried. The lease runs from
 /// when the database connection is held, not from before a wait for one.
 async fn claim(core: &Core, config: &WorkerConfig, own: &OwnConnection) -> Result<Option<Claimed>, sqlx::Error> {
-    let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
     loop {
         // One statement, atomic on its own: SQLite takes the write lock for
         // an UPDATE before it reads, PostgreSQL skips rows others hold.
@@ -606,7 +600,7 @@ async fn claim(core: &Core, config: &WorkerConfig, own: &OwnConnection) -> Resul
         let now = now_ms();
         let row = sqlx::query(sql)
             .bind(&config.id)
-            .bind(now.saturating_add(lease_ms))
+            .bind(config.lease_until(now))
             .bind(now)
             .bind(LEASE_EXPIRED)
             .fetch_optional(&mut *connection)
@@ -1048,7 +1042,7 @@ fn play(core: &Core, claimed: &Claimed, cancel: &Arc<AtomicBool>) -> Result<Play
 /// false if the match is no longer ours.
 async fn renew(own: &OwnConnection, config: &WorkerConfig, id: i64) -> Result<bool, sqlx::Error> {
     let mut connection = own.write().await?;
-    let until = now_ms().saturating_add(i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX));
+    let until = config.lease_until(now_ms());
     let done =
         sqlx::query("UPDATE matches SET lease_until_ms = $1 WHERE id = $2 AND claimed_by = $3 AND status = 'running'")
             .bind(until)
