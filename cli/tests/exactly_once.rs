@@ -199,6 +199,18 @@ impl Ladder {
     }
 }
 
+/// Prints every process's log when the scenario fails (a failed wait says
+/// what it waited for, the logs say why).
+struct LogsOnFailure<'a>(&'a Ladder);
+
+impl Drop for LogsOnFailure<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("{}", self.0.logs());
+        }
+    }
+}
+
 /// Kills a worker process on drop (a failing test leaves none behind).
 struct Reaper(Vec<Child>);
 
@@ -1008,6 +1020,7 @@ async fn faults_scenario() {
     let started = Instant::now();
     let cluster = support::PgCluster::start();
     let ladder = Ladder::open_url(&cluster.url()).await;
+    let _logs = LogsOnFailure(&ladder);
     let db = &ladder.core.db;
     let versions = ladder.versions().await;
     for n in 0..FAULT_MATCHES {
