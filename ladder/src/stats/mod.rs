@@ -1,7 +1,9 @@
 //! Match statistics: W/D/L, score and the Elo difference with its 95%
 //! interval; the sequential test that decides between two Elo hypotheses
-//! ([`sprt`]).
+//! ([`sprt`]); a rating fitted to a whole log of results
+//! ([`bradley_terry`]).
 
+pub mod bradley_terry;
 pub mod sprt;
 
 /// z for a two-sided 95% interval.

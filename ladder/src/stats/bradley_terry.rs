@@ -1,0 +1,609 @@
+//! A rating fitted to a whole log of results: the Bradley–Terry model on the
+//! Elo scale, by maximum likelihood, as engine rating lists (Ordo, BayesElo)
+//! fit theirs.
+//!
+//! An incremental system such as Glicko-2 moves a rating once per result,
+//! so its scale depends on who met whom and in which order. This fit weighs
+//! every result alike, whenever it was played: the expected score of `a`
+//! against `b` is `1 / (1 + 10^((r_b − r_a) / 400))`, and the ratings are
+//! those under which the observed scores are most likely. A draw counts as
+//! half a point (as in Ordo).
+//!
+//! Guarantees:
+//! - the result does not depend on the order of `results`, nor on the order
+//!   of the two players within one result;
+//! - with `prior_draws > 0` every rating is finite, also for a player who
+//!   never lost or never won: each player is given that many virtual draws
+//!   against a virtual player at the anchor (BayesElo's prior);
+//! - the ratings are placed on the scale by the [`Anchor`] exactly.
+//!
+//! The interval of a rating is its 95% interval with every other rating
+//! held at its estimate (from the Fisher information): what matters when a
+//! rating is compared with its neighbours'. It understates the uncertainty
+//! relative to a far-away anchor.
+
+use std::collections::HashMap;
+
+/// The Elo scale: rating points per natural-log unit of odds.
+const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
+/// z for a two-sided 95% interval.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// What one player scored against another over some games.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairResult {
+    /// The first player (an index below the number of players).
+    pub a: usize,
+    /// The second player.
+    pub b: usize,
+    /// How many games (a positive number; a match counts as one).
+    pub games: f64,
+    /// The points `a` scored over those games: 1 a win, ½ a draw.
+    pub points_a: f64,
+}
+
+/// Where the fitted ratings sit on the scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Anchor {
+    /// The mean of all ratings is this.
+    Mean(f64),
+    /// One player's rating is this (a house bot, say).
+    Player {
+        /// The player's index.
+        index: usize,
+        /// Its rating.
+        rating: f64,
+    },
+}
+
+/// How a fit is made.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FitSettings {
+    /// Virtual draws per player against a virtual player at the anchor, so
+    /// that no rating is infinite. Default 1; 0 gives the plain maximum
+    /// likelihood, which is infinite for a player who never lost or never won.
+    pub prior_draws: f64,
+    /// Where the ratings sit. Default: a mean of 1500.
+    pub anchor: Anchor,
+    /// The fit stops once no rating moves by more than this many points in
+    /// a step. Default 0.001.
+    pub tolerance: f64,
+    /// Newton steps at most. Default 100.
+    pub max_steps: u32,
+}
+
+impl Default for FitSettings {
+    fn default() -> FitSettings {
+        FitSettings {
+            prior_draws: 1.0,
+            anchor: Anchor::Mean(1500.0),
+            tolerance: 0.001,
+            max_steps: 100,
+        }
+    }
+}
+
+/// One player's fitted rating.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fitted {
+    /// The rating.
+    pub rating: f64,
+    /// Half the width of its 95% interval (see the module's docs);
+    /// infinite for a player with no games and no prior.
+    pub interval: f64,
+    /// The games it played (without the prior's).
+    pub games: f64,
+}
+
+/// The outcome of [`fit`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fit {
+    /// One rating per player, by index.
+    pub ratings: Vec<Fitted>,
+    /// Newton steps taken.
+    pub steps: u32,
+    /// Whether the fit met its tolerance within `max_steps`.
+    pub converged: bool,
+}
+
+/// Why a fit cannot be made.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FitError {
+    /// A result names a player at or beyond the number of players, or a
+    /// player against itself.
+    #[error("result {0} names a player that is not in the fit, or the same player twice")]
+    BadPlayer(usize),
+    /// A result's games are not positive, or its points not within them.
+    #[error("result {0} has {1} games and {2} points: games must be positive and points between 0 and games")]
+    BadScore(usize, f64, f64),
+    /// The anchor names a player that is not in the fit.
+    #[error("the anchor names player {0}, which is not in the fit")]
+    BadAnchor(usize),
+    /// The prior is negative or not a number.
+    #[error("the prior must be a number of draws, 0 or more")]
+    BadPrior,
+}
+
+/// The results between each pair of players, summed: a symmetric sparse
+/// matrix of games, with each player's points.
+struct Pairs {
+    /// `offsets[i]..offsets[i + 1]` index player `i`'s opponents.
+    offsets: Vec<usize>,
+    /// The opponent and the games against it.
+    opponents: Vec<(usize, f64)>,
+    /// Points per player.
+    points: Vec<f64>,
+    /// Games per player.
+    games: Vec<f64>,
+}
+
+impl Pairs {
+    fn new(players: usize, results: &[PairResult]) -> Result<Pairs, FitError> {
+        let mut games_between: HashMap<(usize, usize), f64> = HashMap::new();
+        let mut points = vec![0.0; players];
+        let mut games = vec![0.0; players];
+        for (k, result) in results.iter().enumerate() {
+            let PairResult {
+                a,
+                b,
+                games: n,
+                points_a,
+            } = *result;
+            if a >= players || b >= players || a == b {
+                return Err(FitError::BadPlayer(k));
+            }
+            if !(n > 0.0 && n.is_finite() && (0.0..=n).contains(&points_a)) {
+                return Err(FitError::BadScore(k, n, points_a));
+            }
+            *games_between.entry((a.min(b), a.max(b))).or_default() += n;
+            points[a] += points_a;
+            points[b] += n - points_a;
+            games[a] += n;
+            games[b] += n;
+        }
+        let mut degree = vec![0usize; players + 1];
+        for &(a, b) in games_between.keys() {
+            degree[a + 1] += 1;
+            degree[b + 1] += 1;
+        }
+        for i in 0..players {
+            degree[i + 1] += degree[i];
+        }
+        let offsets = degree;
+        let mut next = offsets.clone();
+        let mut opponents = vec![(0, 0.0); offsets[players]];
+        // Sorted, so that sums run in the same order on every run.
+        let mut sorted: Vec<_> = games_between.into_iter().collect();
+        sorted.sort_by_key(|&(pair, _)| pair);
+        for ((a, b), n) in sorted {
+            opponents[next[a]] = (b, n);
+            next[a] += 1;
+            opponents[next[b]] = (a, n);
+            next[b] += 1;
+        }
+        Ok(Pairs {
+            offsets,
+            opponents,
+            points,
+            games,
+        })
+    }
+
+    fn of(&self, i: usize) -> &[(usize, f64)] {
+        &self.opponents[self.offsets[i]..self.offsets[i + 1]]
+    }
+}
+
+/// The logistic function: the expected score at a difference of `x` nats.
+fn expected(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Fits ratings for `players` players to `results` (see the module's docs).
+/// `start`, ratings from an earlier fit, makes a refit after a few more
+/// results take a step or two; it changes nothing else.
+pub fn fit(
+    players: usize,
+    results: &[PairResult],
+    settings: &FitSettings,
+    start: Option<&[f64]>,
+) -> Result<Fit, FitError> {
+    if !(settings.prior_draws >= 0.0 && settings.prior_draws.is_finite()) {
+        return Err(FitError::BadPrior);
+    }
+    if let Anchor::Player { index, .. } = settings.anchor
+        && index >= players
+    {
+        return Err(FitError::BadAnchor(index));
+    }
+    let pairs = Pairs::new(players, results)?;
+    let prior = settings.prior_draws;
+    // Strengths in nats, relative to the virtual player at 0.
+    let mut theta: Vec<f64> = match start {
+        Some(start) if start.len() == players => {
+            let mean = start.iter().sum::<f64>() / players.max(1) as f64;
+            start.iter().map(|r| (r - mean) / ELO_PER_NAT).collect()
+        }
+        _ => vec![0.0; players],
+    };
+    let mut newton = Newton::new(players);
+    let mut steps = 0;
+    let mut converged = false;
+    while steps < settings.max_steps {
+        steps += 1;
+        let moved = newton.step(&pairs, prior, &mut theta);
+        if moved * ELO_PER_NAT <= settings.tolerance {
+            converged = true;
+            break;
+        }
+    }
+    let shift = match settings.anchor {
+        Anchor::Mean(mean) => mean - theta.iter().sum::<f64>() / players.max(1) as f64 * ELO_PER_NAT,
+        Anchor::Player { index, rating } => rating - theta[index] * ELO_PER_NAT,
+    };
+    let ratings = (0..players)
+        .map(|i| {
+            let information = information(&pairs, prior, &theta, i);
+            Fitted {
+                rating: theta[i] * ELO_PER_NAT + shift,
+                interval: Z95 * ELO_PER_NAT / information.sqrt(),
+                games: pairs.games[i],
+            }
+        })
+        .collect();
+    Ok(Fit {
+        ratings,
+        steps,
+        converged,
+    })
+}
+
+/// The Fisher information of player `i`'s strength, the others held.
+fn information(pairs: &Pairs, prior: f64, theta: &[f64], i: usize) -> f64 {
+    let p0 = expected(theta[i]);
+    let mut sum = prior * p0 * (1.0 - p0);
+    for &(j, n) in pairs.of(i) {
+        let p = expected(theta[i] - theta[j]);
+        sum += n * p * (1.0 - p);
+    }
+    sum
+}
+
+/// Scratch space for Newton steps: the gradient, the Hessian's diagonal and
+/// the conjugate-gradient vectors.
+struct Newton {
+    gradient: Vec<f64>,
+    diagonal: Vec<f64>,
+    step: Vec<f64>,
+    residual: Vec<f64>,
+    direction: Vec<f64>,
+    product: Vec<f64>,
+    preconditioned: Vec<f64>,
+}
+
+impl Newton {
+    fn new(players: usize) -> Newton {
+        let zero = vec![0.0; players];
+        Newton {
+            gradient: zero.clone(),
+            diagonal: zero.clone(),
+            step: zero.clone(),
+            residual: zero.clone(),
+            direction: zero.clone(),
+            product: zero.clone(),
+            preconditioned: zero,
+        }
+    }
+
+    /// One damped Newton step of the log-likelihood; the linear system is
+    /// solved by conjugate gradients preconditioned with the diagonal, so a
+    /// step costs a few passes over the pairs and never a dense matrix.
+    /// Returns the largest change of a strength, in nats.
+    fn step(&mut self, pairs: &Pairs, prior: f64, theta: &mut [f64]) -> f64 {
+        let players = theta.len();
+        for i in 0..players {
+            let p0 = expected(theta[i]);
+            let mut gradient = pairs.points[i] + prior * (0.5 - p0);
+            let mut diagonal = prior * p0 * (1.0 - p0);
+            for &(j, n) in pairs.of(i) {
+                let p = expected(theta[i] - theta[j]);
+                gradient -= n * p;
+                diagonal += n * p * (1.0 - p);
+            }
+            self.gradient[i] = gradient;
+            self.diagonal[i] = diagonal;
+        }
+        self.solve(pairs, theta);
+        // Damping: a step longer than 1 nat (174 points) per player is cut
+        // down to that, which keeps the first steps from lopsided results
+        // (a 10–0 sweep) from overshooting.
+        let longest = self.step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
+        let scale = if longest > 1.0 { 1.0 / longest } else { 1.0 };
+        for (t, s) in theta.iter_mut().zip(&self.step) {
+            *t += scale * s;
+        }
+        if prior == 0.0 {
+            // Without the prior only differences are fixed: keep the mean at 0.
+            let mean = theta.iter().sum::<f64>() / players.max(1) as f64;
+            theta.iter_mut().for_each(|t| *t -= mean);
+        }
+        longest * scale
+    }
+
+    /// Solves H · step = gradient, H the negative Hessian, to a relative
+    /// residual of 1e-10 (or as far as 4·players + 50 iterations get).
+    fn solve(&mut self, pairs: &Pairs, theta: &[f64]) {
+        let players = theta.len();
+        // A player with no information (no games, no prior) does not move.
+        let inverse = |d: f64| if d > 0.0 { 1.0 / d } else { 0.0 };
+        self.step.iter_mut().for_each(|s| *s = 0.0);
+        self.residual.copy_from_slice(&self.gradient);
+        for i in 0..players {
+            self.preconditioned[i] = self.residual[i] * inverse(self.diagonal[i]);
+        }
+        self.direction.copy_from_slice(&self.preconditioned);
+        let mut rz = dot(&self.residual, &self.preconditioned);
+        let target = dot(&self.gradient, &self.gradient) * 1e-20;
+        for _ in 0..(4 * players + 50) {
+            if dot(&self.residual, &self.residual) <= target {
+                break;
+            }
+            self.multiply(pairs, theta);
+            let curvature = dot(&self.direction, &self.product);
+            if curvature <= 0.0 {
+                break;
+            }
+            let alpha = rz / curvature;
+            for i in 0..players {
+                self.step[i] += alpha * self.direction[i];
+                self.residual[i] -= alpha * self.product[i];
+                self.preconditioned[i] = self.residual[i] * inverse(self.diagonal[i]);
+            }
+            let next = dot(&self.residual, &self.preconditioned);
+            let beta = next / rz;
+            rz = next;
+            for i in 0..players {
+                self.direction[i] = self.preconditioned[i] + beta * self.direction[i];
+            }
+        }
+    }
+
+    /// product = H · direction.
+    fn multiply(&mut self, pairs: &Pairs, theta: &[f64]) {
+        for i in 0..theta.len() {
+            let mut sum = self.diagonal[i] * self.direction[i];
+            for &(j, n) in pairs.of(i) {
+                let p = expected(theta[i] - theta[j]);
+                sum -= n * p * (1.0 - p) * self.direction[j];
+            }
+            self.product[i] = sum;
+        }
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn elo_expected(diff: f64) -> f64 {
+        1.0 / (1.0 + 10f64.powf(-diff / 400.0))
+    }
+
+    fn plain() -> FitSettings {
+        FitSettings {
+            prior_draws: 0.0,
+            anchor: Anchor::Mean(0.0),
+            ..FitSettings::default()
+        }
+    }
+
+    #[test]
+    fn two_players_meet_the_closed_form() {
+        // 7 points of 10: the difference is 400·log10(7/3), about 147.2.
+        let results = [PairResult {
+            a: 0,
+            b: 1,
+            games: 10.0,
+            points_a: 7.0,
+        }];
+        let fit = fit(2, &results, &plain(), None).unwrap();
+        assert!(fit.converged);
+        let diff = fit.ratings[0].rating - fit.ratings[1].rating;
+        assert!((diff - 400.0 * (7.0f64 / 3.0).log10()).abs() < 1e-6, "{diff}");
+        assert!((fit.ratings[0].rating + fit.ratings[1].rating).abs() < 1e-9);
+        // The interval: 1 / sqrt(n p (1 − p)) nats, p = 0.7.
+        let expected_interval = Z95 * ELO_PER_NAT / (10.0f64 * 0.7 * 0.3).sqrt();
+        assert!((fit.ratings[0].interval - expected_interval).abs() < 1e-6);
+        assert_eq!(fit.ratings[0].games, 10.0);
+    }
+
+    #[test]
+    fn scores_that_match_three_ratings_give_those_ratings_back() {
+        // When every pair's score is exactly its expectation under
+        // (0, 100, 300), those ratings are the maximum of the likelihood.
+        let truth = [0.0, 100.0, 300.0];
+        let mut results = Vec::new();
+        for (a, b, games) in [(0, 1, 12.0), (1, 2, 7.0), (0, 2, 30.0)] {
+            let points_a = games * elo_expected(truth[a] - truth[b]);
+            results.push(PairResult { a, b, games, points_a });
+        }
+        let settings = FitSettings {
+            anchor: Anchor::Player { index: 0, rating: 0.0 },
+            ..plain()
+        };
+        let fit = fit(3, &results, &settings, None).unwrap();
+        for (fitted, truth) in fit.ratings.iter().zip(truth) {
+            assert!((fitted.rating - truth).abs() < 1e-6, "{fitted:?} vs {truth}");
+        }
+    }
+
+    #[test]
+    fn a_three_player_chain_needs_no_direct_game() {
+        // a beats b 3–1, b beats c 3–1, a and c never meet: each gap is
+        // 400·log10(3), and a–c is twice that.
+        let results = [
+            PairResult {
+                a: 0,
+                b: 1,
+                games: 4.0,
+                points_a: 3.0,
+            },
+            PairResult {
+                a: 1,
+                b: 2,
+                games: 4.0,
+                points_a: 3.0,
+            },
+        ];
+        let fit = fit(3, &results, &plain(), None).unwrap();
+        let gap = 400.0 * 3f64.log10();
+        let r: Vec<f64> = fit.ratings.iter().map(|f| f.rating).collect();
+        assert!(
+            (r[0] - r[1] - gap).abs() < 1e-6 && (r[1] - r[2] - gap).abs() < 1e-6,
+            "{r:?}"
+        );
+        assert!(r.iter().sum::<f64>().abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_prior_keeps_an_unbeaten_player_finite_and_first() {
+        let results = [
+            PairResult {
+                a: 0,
+                b: 1,
+                games: 10.0,
+                points_a: 10.0,
+            },
+            PairResult {
+                a: 1,
+                b: 2,
+                games: 10.0,
+                points_a: 5.0,
+            },
+        ];
+        let fit = fit(3, &results, &FitSettings::default(), None).unwrap();
+        assert!(fit.converged);
+        let r: Vec<f64> = fit.ratings.iter().map(|f| f.rating).collect();
+        assert!(r.iter().all(|r| r.is_finite()));
+        // c only drew with b, who lost every game to a.
+        assert!(r[0] > r[2] + 200.0 && r[2] > r[1], "{r:?}");
+        assert!((r.iter().sum::<f64>() / 3.0 - 1500.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn order_and_sides_do_not_change_the_fit() {
+        let results = vec![
+            PairResult {
+                a: 0,
+                b: 1,
+                games: 1.0,
+                points_a: 1.0,
+            },
+            PairResult {
+                a: 1,
+                b: 2,
+                games: 1.0,
+                points_a: 0.5,
+            },
+            PairResult {
+                a: 2,
+                b: 3,
+                games: 2.0,
+                points_a: 0.5,
+            },
+            PairResult {
+                a: 3,
+                b: 0,
+                games: 1.0,
+                points_a: 0.0,
+            },
+            PairResult {
+                a: 0,
+                b: 2,
+                games: 3.0,
+                points_a: 2.5,
+            },
+        ];
+        let mut turned: Vec<PairResult> = results
+            .iter()
+            .rev()
+            .map(|r| PairResult {
+                a: r.b,
+                b: r.a,
+                games: r.games,
+                points_a: r.games - r.points_a,
+            })
+            .collect();
+        turned.rotate_left(2);
+        let settings = FitSettings::default();
+        let one = fit(4, &results, &settings, None).unwrap();
+        let other = fit(4, &turned, &settings, None).unwrap();
+        for (x, y) in one.ratings.iter().zip(&other.ratings) {
+            assert!((x.rating - y.rating).abs() < 1e-6 && (x.interval - y.interval).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn a_warm_start_lands_on_the_same_ratings() {
+        let results: Vec<PairResult> = (0..40)
+            .map(|k| PairResult {
+                a: k % 5,
+                b: (k * 3 + 1) % 5,
+                games: 1.0,
+                points_a: [1.0, 0.5, 0.0][k % 3],
+            })
+            .filter(|r| r.a != r.b)
+            .collect();
+        let settings = FitSettings::default();
+        let cold = fit(5, &results, &settings, None).unwrap();
+        let start: Vec<f64> = cold.ratings.iter().map(|f| f.rating + 37.0).collect();
+        let warm = fit(5, &results, &settings, Some(&start)).unwrap();
+        assert!(warm.steps <= 2, "{} steps", warm.steps);
+        for (x, y) in cold.ratings.iter().zip(&warm.ratings) {
+            assert!((x.rating - y.rating).abs() < 1e-3);
+        }
+    }
+
+    #[test]
+    fn bad_input_is_named() {
+        let settings = FitSettings::default();
+        let self_game = [PairResult {
+            a: 1,
+            b: 1,
+            games: 1.0,
+            points_a: 1.0,
+        }];
+        assert_eq!(fit(2, &self_game, &settings, None), Err(FitError::BadPlayer(0)));
+        let unknown = [PairResult {
+            a: 0,
+            b: 2,
+            games: 1.0,
+            points_a: 1.0,
+        }];
+        assert_eq!(fit(2, &unknown, &settings, None), Err(FitError::BadPlayer(0)));
+        let too_many_points = [PairResult {
+            a: 0,
+            b: 1,
+            games: 1.0,
+            points_a: 2.0,
+        }];
+        assert_eq!(
+            fit(2, &too_many_points, &settings, None),
+            Err(FitError::BadScore(0, 1.0, 2.0))
+        );
+        let anchor = FitSettings {
+            anchor: Anchor::Player { index: 5, rating: 0.0 },
+            ..settings
+        };
+        assert_eq!(fit(2, &[], &anchor, None), Err(FitError::BadAnchor(5)));
+        let prior = FitSettings {
+            prior_draws: -1.0,
+            ..settings
+        };
+        assert_eq!(fit(2, &[], &prior, None), Err(FitError::BadPrior));
+    }
+}
