@@ -4,8 +4,9 @@
 //! A synthetic ladder: `ARBITER_BENCH_BOTS` versions (default 10 000) with
 //! true strengths drawn around 1500 (σ 300), and `ARBITER_BENCH_MATCHES`
 //! rated matches (default 1 000 000) between a version and one near it in
-//! strength (as the scheduler pairs them), with an outcome drawn from the
-//! Elo model and one draw in five among close pairs. Prints the time of a
+//! strength (within 200 places, as the scheduler pairs them; one in five
+//! against anyone), with an outcome drawn from the
+//! Elo model (a draw in five between equals, fewer as the gap grows). Prints the time of a
 //! cold fit, of a warm refit after 1 000 more matches, of the Glicko-2
 //! replay, and each method's error against the truth (RMS after removing
 //! the mean) and fitted scale (slope of rating against truth).
@@ -34,25 +35,36 @@ fn normal(rng: &mut ChaCha8Rng) -> f64 {
     (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * uniform(rng)).cos()
 }
 
-/// Matches between neighbours in strength, outcomes from the Elo model.
+/// Opponents within this many places in strength...
+const WINDOW: u64 = 200;
+/// ...except this share of matches, against anyone (newcomers placed,
+/// house bots, tournaments).
+const RANDOM_SHARE: f64 = 0.2;
+
+/// Matches mostly between neighbours in strength, outcomes from the Elo model.
 fn matches(truth: &[f64], by_strength: &[usize], count: usize, rng: &mut ChaCha8Rng) -> Vec<(usize, usize, Outcome)> {
     let n = truth.len();
     (0..count)
         .map(|_| {
             let rank = (rng.next_u64() % n as u64) as usize;
-            let offset = 1 + (rng.next_u64() % 50) as usize;
-            let other = if rank + offset < n {
-                rank + offset
+            let other = if uniform(rng) < RANDOM_SHARE {
+                (rank + 1 + (rng.next_u64() % (n as u64 - 1)) as usize) % n
             } else {
-                rank - offset
+                let offset = 1 + (rng.next_u64() % WINDOW) as usize;
+                if rank + offset < n {
+                    rank + offset
+                } else {
+                    rank - offset
+                }
             };
             let (a, b) = (by_strength[rank], by_strength[other]);
             let expected = 1.0 / (1.0 + 10f64.powf((truth[b] - truth[a]) / 400.0));
-            let draw = 0.2 * (1.0 - (2.0 * expected - 1.0).abs());
+            // Draws keep the expected score: a win is `expected − draw/2` likely.
+            let draw = 0.4 * expected.min(1.0 - expected);
             let x = uniform(rng);
             let outcome = if x < draw {
                 Outcome::Draw
-            } else if x < draw + (1.0 - draw) * expected {
+            } else if x < draw + (expected - draw / 2.0) {
                 Outcome::Win
             } else {
                 Outcome::Loss
@@ -98,7 +110,7 @@ fn main() {
     let mut by_strength: Vec<usize> = (0..bots).collect();
     by_strength.sort_by(|&a, &b| truth[a].total_cmp(&truth[b]));
     let mut log = matches(&truth, &by_strength, count, &mut rng);
-    println!("whole-log fit: {bots} versions, {count} matches (neighbours within 50 ranks)");
+    println!("whole-log fit: {bots} versions, {count} matches (80% within {WINDOW} places in strength, 20% anyone)");
 
     let settings = FitSettings::default();
     let started = Instant::now();

@@ -26,6 +26,8 @@ use std::collections::HashMap;
 
 /// The Elo scale: rating points per natural-log unit of odds.
 const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
+/// Conjugate-gradient iterations per Newton step at most.
+const CG_ITERATIONS: usize = 400;
 /// z for a two-sided 95% interval.
 const Z95: f64 = 1.959_963_984_540_054;
 
@@ -226,7 +228,7 @@ pub fn fit(
         }
         _ => vec![0.0; players],
     };
-    let mut newton = Newton::new(players);
+    let mut newton = Newton::new(&pairs);
     let mut steps = 0;
     let mut converged = false;
     while steps < settings.max_steps {
@@ -272,6 +274,8 @@ fn information(pairs: &Pairs, prior: f64, theta: &[f64], i: usize) -> f64 {
 /// Scratch space for Newton steps: the gradient, the Hessian's diagonal and
 /// the conjugate-gradient vectors.
 struct Newton {
+    /// `n·p·(1 − p)` for each entry of [`Pairs::opponents`], this step's.
+    weights: Vec<f64>,
     gradient: Vec<f64>,
     diagonal: Vec<f64>,
     step: Vec<f64>,
@@ -282,9 +286,10 @@ struct Newton {
 }
 
 impl Newton {
-    fn new(players: usize) -> Newton {
-        let zero = vec![0.0; players];
+    fn new(pairs: &Pairs) -> Newton {
+        let zero = vec![0.0; pairs.points.len()];
         Newton {
+            weights: vec![0.0; pairs.opponents.len()],
             gradient: zero.clone(),
             diagonal: zero.clone(),
             step: zero.clone(),
@@ -305,15 +310,17 @@ impl Newton {
             let p0 = expected(theta[i]);
             let mut gradient = pairs.points[i] + prior * (0.5 - p0);
             let mut diagonal = prior * p0 * (1.0 - p0);
-            for &(j, n) in pairs.of(i) {
+            for k in pairs.offsets[i]..pairs.offsets[i + 1] {
+                let (j, n) = pairs.opponents[k];
                 let p = expected(theta[i] - theta[j]);
                 gradient -= n * p;
-                diagonal += n * p * (1.0 - p);
+                self.weights[k] = n * p * (1.0 - p);
+                diagonal += self.weights[k];
             }
             self.gradient[i] = gradient;
             self.diagonal[i] = diagonal;
         }
-        self.solve(pairs, theta);
+        self.solve(pairs);
         // Damping: a step longer than 1 nat (174 points) per player is cut
         // down to that, which keeps the first steps from lopsided results
         // (a 10–0 sweep) from overshooting.
@@ -331,9 +338,10 @@ impl Newton {
     }
 
     /// Solves H · step = gradient, H the negative Hessian, to a relative
-    /// residual of 1e-10 (or as far as 4·players + 50 iterations get).
-    fn solve(&mut self, pairs: &Pairs, theta: &[f64]) {
-        let players = theta.len();
+    /// residual of 1e-10 or as far as [`CG_ITERATIONS`] get (an inexact
+    /// step still climbs: the next step starts where this one ended).
+    fn solve(&mut self, pairs: &Pairs) {
+        let players = self.step.len();
         // A player with no information (no games, no prior) does not move.
         let inverse = |d: f64| if d > 0.0 { 1.0 / d } else { 0.0 };
         self.step.iter_mut().for_each(|s| *s = 0.0);
@@ -344,11 +352,11 @@ impl Newton {
         self.direction.copy_from_slice(&self.preconditioned);
         let mut rz = dot(&self.residual, &self.preconditioned);
         let target = dot(&self.gradient, &self.gradient) * 1e-20;
-        for _ in 0..(4 * players + 50) {
+        for _ in 0..CG_ITERATIONS {
             if dot(&self.residual, &self.residual) <= target {
                 break;
             }
-            self.multiply(pairs, theta);
+            self.multiply(pairs);
             let curvature = dot(&self.direction, &self.product);
             if curvature <= 0.0 {
                 break;
@@ -369,12 +377,11 @@ impl Newton {
     }
 
     /// product = H · direction.
-    fn multiply(&mut self, pairs: &Pairs, theta: &[f64]) {
-        for i in 0..theta.len() {
+    fn multiply(&mut self, pairs: &Pairs) {
+        for i in 0..self.product.len() {
             let mut sum = self.diagonal[i] * self.direction[i];
-            for &(j, n) in pairs.of(i) {
-                let p = expected(theta[i] - theta[j]);
-                sum -= n * p * (1.0 - p) * self.direction[j];
+            for k in pairs.offsets[i]..pairs.offsets[i + 1] {
+                sum -= self.weights[k] * self.direction[pairs.opponents[k].0];
             }
             self.product[i] = sum;
         }
