@@ -115,11 +115,6 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     // The process's first line (unless the database kept it waiting):
     // what it is, where it answers, what it uses.
     tracing::info!(
-        version = env!("CARGO_PKG_VERSION"),
-        listen = %address,
-        database = %core.db.describe(),
-        blobs = %core.blobs.describe(),
-        workers = config.workers,
         "arbiter {} serve: listening on http://{address}; database {}; blobs in the {}; {}",
         env!("CARGO_PKG_VERSION"),
         core.db.describe(),

@@ -50,19 +50,19 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         match db.schema_current().await {
             Ok(()) => {}
             Err(NotReady::Unreachable(error)) if is_unavailable(&error) => {
-                bail!("cannot reach the database at {at}: {error}")
+                bail!("cannot reach {at}: {error}")
             }
             Err(NotReady::Unreachable(error)) => {
-                bail!("no ladder schema in the database at {at} ({error}): nothing to compare; is --data or DATABASE_URL right?")
+                bail!("no ladder schema in {at} ({error}): nothing to compare; is --data or DATABASE_URL right?")
             }
             Err(NotReady::Behind { applied, known }) => bail!(
-                "the database at {at} is at migration {applied} but this binary needs {known}: \
+                "{at} is at migration {applied} but this binary needs {known}: \
                  start `arbiter serve` on it once to migrate it, then recompute"
             ),
         }
         let report = recompute_all(&db, rating).await?;
         if report.matches == 0 {
-            bail!("no rated match in the database at {at}: nothing to compare");
+            bail!("no rated match in {at}: nothing to compare");
         }
         anyhow::Ok(report)
     })?;

@@ -93,19 +93,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         // The process's first line (unless the database kept it waiting):
         // who it is, what it uses, where its metrics are.
+        let playing_as = match slots {
+            1 => format!("1 slot, playing as {id}-0"),
+            n => format!("{n} slots, playing as {id}-0 to {id}-{}", n - 1),
+        };
         tracing::info!(
-            version = env!("CARGO_PKG_VERSION"),
-            worker = %id,
-            slots,
-            database = %core.db.describe(),
-            blobs = %core.blobs.describe(),
-            metrics = metrics_url.as_deref().unwrap_or("none"),
-            "arbiter {} worker {id}: {slots} slot(s) (ids {id}-0 to {id}-{}); database {}; blobs in the {}; {}",
+            "arbiter {} worker {id}: {playing_as}; database {}; blobs in the {}; {}",
             env!("CARGO_PKG_VERSION"),
-            slots - 1,
             core.db.describe(),
             core.blobs.describe(),
-            metrics_url.as_ref().map_or_else(|| "no metrics (see --metrics)".to_owned(), |url| format!("metrics on {url}")),
+            metrics_url.map_or_else(|| "no metrics (see --metrics)".to_owned(), |url| format!("metrics on {url}")),
         );
         let workers = Workers::start(&core, WORKER_PREFIX, slots);
         signal.await;
