@@ -459,6 +459,7 @@ impl Drop for Logged {
 /// second whatever the database does; twice that is the generous bound):
 /// its samples, or a panic if it did not answer in time.
 async fn scrape_within_2s(url: &str) -> HashMap<String, f64> {
+    arbiter_ladder::install_tls_provider();
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(2))
         .build()
