@@ -490,12 +490,8 @@ async fn assert_each_match_once(ladder: &Ladder, matches: usize) {
         String::from_utf8_lossy(&output.stderr)
     );
     // It says how much it compared: every rated match, every stored rating.
-    let count = |sql: &'static str| async move {
-        sqlx::query_scalar::<_, i64>(sql)
-            .fetch_one(&db.pool)
-            .await
-            .expect(sql)
-    };
+    let count =
+        |sql: &'static str| async move { sqlx::query_scalar::<_, i64>(sql).fetch_one(&db.pool).await.expect(sql) };
     let rated = count("SELECT COUNT(*) FROM matches WHERE rated = 1").await;
     let ratings = count("SELECT COUNT(*) FROM ratings").await;
     let versions = count("SELECT COUNT(DISTINCT version_id) FROM ratings").await;

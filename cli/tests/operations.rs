@@ -386,7 +386,12 @@ struct Logged {
 impl Logged {
     /// Starts `arbiter ARGS` (DATABASE_URL set to `database_url` or
     /// removed) and waits for its stdout line starting with `announce`.
-    async fn start(args: &[&str], database_url: Option<&str>, log: std::path::PathBuf, announce: &'static str) -> Logged {
+    async fn start(
+        args: &[&str],
+        database_url: Option<&str>,
+        log: std::path::PathBuf,
+        announce: &'static str,
+    ) -> Logged {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"));
         command
             .args(args)
@@ -508,7 +513,15 @@ async fn a_fresh_worker_shows_every_documented_metric_and_says_who_it_is() {
     .expect("a database");
     let data_arg = data.display().to_string();
     let worker = Logged::start(
-        &["worker", "--slots", "2", "--metrics", "127.0.0.1:0", "--data", &data_arg],
+        &[
+            "worker",
+            "--slots",
+            "2",
+            "--metrics",
+            "127.0.0.1:0",
+            "--data",
+            &data_arg,
+        ],
         None,
         dir.path().join("worker.log"),
         "metrics on ",
@@ -520,7 +533,10 @@ async fn a_fresh_worker_shows_every_documented_metric_and_says_who_it_is() {
             let metric = series.split('{').next().unwrap_or(series);
             metric == name || metric == format!("{name}_bucket") || metric == format!("{name}_count")
         });
-        assert!(present, "{name} is documented but missing from the first scrape: {first:?}");
+        assert!(
+            present,
+            "{name} is documented but missing from the first scrape: {first:?}"
+        );
     }
     for ladder in ["tictactoe:standard", "othello:std", "skirmish:standard"] {
         for counter in [
@@ -547,7 +563,10 @@ async fn a_fresh_worker_shows_every_documented_metric_and_says_who_it_is() {
     let line = log.lines().next().unwrap_or_default();
     let pid = worker.child.id();
     assert!(
-        line.contains(&format!("arbiter {} worker worker-{pid}: 2 slots", env!("CARGO_PKG_VERSION"))),
+        line.contains(&format!(
+            "arbiter {} worker worker-{pid}: 2 slots",
+            env!("CARGO_PKG_VERSION")
+        )),
         "the first line says which worker this is: {line}"
     );
     assert!(line.contains(&format!("database SQLite {}", data.display())), "{line}");
@@ -594,10 +613,7 @@ async fn serve_says_where_it_listens_first() {
     assert_eq!(serve.stop().await, Some(0));
     let log = std::fs::read_to_string(dir.path().join("serve.log")).expect("the log");
     assert!(!log.contains('\u{1b}'), "no escape codes in a log file:\n{log:?}");
-    assert!(
-        !log.contains("running matches"),
-        "a front end runs no matches:\n{log}"
-    );
+    assert!(!log.contains("running matches"), "a front end runs no matches:\n{log}");
 }
 
 /// On a real PostgreSQL cluster stopped mid-test: `serve --workers 0`'s
@@ -746,7 +762,11 @@ async fn recompute_refuses_what_it_cannot_compare() {
     assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert!(stderr.contains("no database at"), "{stderr}");
     assert!(!stdout.contains("no difference"), "{stdout}");
-    assert_eq!(std::fs::read_dir(&empty).expect("the folder").count(), 0, "nothing created");
+    assert_eq!(
+        std::fs::read_dir(&empty).expect("the folder").count(),
+        0,
+        "nothing created"
+    );
 
     // A SQLite file that is not the ladder's: left without a schema.
     let other = dir.path().join("other");

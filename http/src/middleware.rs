@@ -172,7 +172,7 @@ pub async fn count_request(State(state): State<AppState>, request: Request, next
         tracing::warn!(
             %cause,
             "answering 503: storage unavailable; further 503s are counted in \
-             arbiter_http_requests_total{{status=\"503\"}}, not logged, until the database answers again"
+             arbiter_http_requests_total{{status=\"503\"}}, not logged, until the database is back"
         );
     }
     response

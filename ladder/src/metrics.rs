@@ -260,7 +260,10 @@ impl Metrics {
             .await;
             let read = match rows {
                 Ok(rows) => {
-                    let mut last = inner.last_queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let mut last = inner
+                        .last_queue
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
                     *last = Some(QueueRead {
                         rows,
                         at: Instant::now(),
@@ -336,7 +339,10 @@ impl Metrics {
         inner.queue.reset();
         inner.queue_age.reset();
         {
-            let last = inner.last_queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let last = inner
+                .last_queue
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             if let Some(last) = last.as_ref() {
                 for ladder in Variant::ALL.map(|variant| variant.to_string()) {
                     for kind in MATCH_KINDS {
@@ -348,12 +354,18 @@ impl Metrics {
                 for (ladder, kind, status, count) in &last.rows {
                     inner.queue.with_label_values(&[ladder, kind, status]).set(*count);
                 }
-                inner.queue_age.with_label_values(&[] as &[&str]).set(last.at.elapsed().as_secs_f64());
+                inner
+                    .queue_age
+                    .with_label_values(&[] as &[&str])
+                    .set(last.at.elapsed().as_secs_f64());
             }
         }
         inner.database_up.set(i64::from(read_now && db.is_up()));
         let stats = inner.sandbox.cache_stats();
-        for (source, count) in MODULE_SOURCES.into_iter().zip([stats.memory_hits, stats.disk_hits, stats.compiles]) {
+        for (source, count) in MODULE_SOURCES
+            .into_iter()
+            .zip([stats.memory_hits, stats.disk_hits, stats.compiles])
+        {
             let counter = inner.module_loads.with_label_values(&[source]);
             counter.reset();
             counter.inc_by(count);

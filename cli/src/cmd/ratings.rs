@@ -80,7 +80,10 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         println!("ratings recomputed from the match log: {compared}: no difference");
         return Ok(ExitCode::SUCCESS);
     }
-    println!("ratings recomputed from the match log: {compared}: {} differ:", differences.len());
+    println!(
+        "ratings recomputed from the match log: {compared}: {} differ:",
+        differences.len()
+    );
     for d in differences {
         println!(
             "  version {} on {}: stored {:.2} ± {:.2}, recomputed {:.2} ± {:.2}",

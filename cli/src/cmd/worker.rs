@@ -102,7 +102,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             env!("CARGO_PKG_VERSION"),
             core.db.describe(),
             core.blobs.describe(),
-            metrics_url.map_or_else(|| "no metrics (see --metrics)".to_owned(), |url| format!("metrics on {url}")),
+            metrics_url.map_or_else(
+                || "no metrics (see --metrics)".to_owned(),
+                |url| format!("metrics on {url}")
+            ),
         );
         let workers = Workers::start(&core, WORKER_PREFIX, slots);
         signal.await;
