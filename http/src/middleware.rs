@@ -164,13 +164,13 @@ fn authority_with_port(scheme: &str, authority: &str) -> String {
 /// the database's watch logs when it answers again.
 pub async fn count_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let response = counted(&state.core.metrics, request, next).await;
-    if response.status() == axum::http::StatusCode::SERVICE_UNAVAILABLE && state.core.db.first_refusal_since_up() {
-        let cause = response
-            .extensions()
-            .get::<crate::error::UnavailableCause>()
-            .map_or("the database does not answer", |cause| cause.0.as_str());
+    // Only a request refused for want of storage: a readiness probe's 503
+    // says why in its body and is not an outage of its own.
+    if let Some(cause) = response.extensions().get::<crate::error::UnavailableCause>()
+        && state.core.db.first_refusal_since_up()
+    {
         tracing::warn!(
-            %cause,
+            cause = %cause.0,
             "answering 503: storage unavailable; further 503s are counted in \
              arbiter_http_requests_total{{status=\"503\"}}, not logged, until the database is back"
         );
