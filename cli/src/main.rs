@@ -87,8 +87,12 @@ fn main() -> ExitCode {
     if matches!(cli.command, Command::Serve(_) | Command::Worker(_)) {
         let filter = tracing_subscriber::EnvFilter::try_from_default_env()
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+        // Colours only for a person at a terminal, never into a file or a
+        // log collector (nor with NO_COLOR set).
+        let colours = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
         let log = tracing_subscriber::fmt()
             .with_env_filter(filter)
+            .with_ansi(colours)
             .with_writer(std::io::stderr);
         match cli.log_format {
             LogFormat::Text => log.init(),

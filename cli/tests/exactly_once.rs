@@ -489,6 +489,18 @@ async fn assert_each_match_once(ladder: &Ladder, matches: usize) {
         "{stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    // It says how much it compared: every rated match, every stored rating.
+    let count =
+        |sql: &'static str| async move { sqlx::query_scalar::<_, i64>(sql).fetch_one(&db.pool).await.expect(sql) };
+    let rated = count("SELECT COUNT(*) FROM matches WHERE rated = 1").await;
+    let ratings = count("SELECT COUNT(*) FROM ratings").await;
+    let versions = count("SELECT COUNT(DISTINCT version_id) FROM ratings").await;
+    let ladders = count("SELECT COUNT(DISTINCT ladder) FROM ratings").await;
+    assert_eq!(rated, matches as i64);
+    let summary = format!(
+        "{rated} rated match(es) replayed; {ratings} rating(s) of {versions} version(s) on {ladders} ladder(s) compared: no difference"
+    );
+    assert!(stdout.contains(&summary), "expected {summary:?} in {stdout:?}");
 }
 
 async fn host_failure_scenario(backend: Backend) {

@@ -371,3 +371,466 @@ async fn a_web_request_during_a_database_outage_answers_503_within_its_timeout()
         "one line when it comes back:\n{output}"
     );
 }
+
+/// An `arbiter` process started as a service manager would: its log
+/// (stderr) goes to a file, and its stdout is read until the line that
+/// says where it answers.
+struct Logged {
+    child: std::process::Child,
+    /// The file its stderr goes to.
+    log: std::path::PathBuf,
+    /// The rest of the stdout line starting with the announcement.
+    announced: String,
+}
+
+impl Logged {
+    /// Starts `arbiter ARGS` (DATABASE_URL set to `database_url` or
+    /// removed) and waits for its stdout line starting with `announce`.
+    async fn start(
+        args: &[&str],
+        database_url: Option<&str>,
+        log: std::path::PathBuf,
+        announce: &'static str,
+    ) -> Logged {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"));
+        command
+            .args(args)
+            .env_remove("DATABASE_URL")
+            .env_remove("NO_COLOR")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(&log).expect("a log file"));
+        if let Some(url) = database_url {
+            command.env("DATABASE_URL", url);
+        }
+        let mut child = command.spawn().expect("arbiter starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let reader = tokio::task::spawn_blocking(move || {
+            use std::io::BufRead;
+            let mut lines = std::io::BufReader::new(stdout).lines();
+            let line = lines.find_map(|line| line.ok()?.strip_prefix(announce).map(str::to_owned));
+            // Keep draining so the process never blocks on a full pipe.
+            std::thread::spawn(move || lines.for_each(drop));
+            line
+        });
+        let announced = tokio::time::timeout(support::STARTUP_TIMEOUT, reader)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .flatten();
+        let Some(announced) = announced else {
+            let _ = child.kill();
+            panic!(
+                "arbiter {args:?} never said {announce:?}; its log:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        };
+        Logged { child, log, announced }
+    }
+
+    /// The log so far.
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).expect("the log file")
+    }
+
+    /// Waits (at most 20 s) for the log to contain `what`.
+    async fn logged(&self, what: &str) {
+        let start = Instant::now();
+        while !self.log().contains(what) {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "the log never says {what:?}:\n{}",
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// SIGTERM, then its exit code.
+    async fn stop(mut self) -> Option<i32> {
+        support::send_signal(&self.child, "TERM");
+        support::exit_code(&mut self.child, Duration::from_secs(30)).await
+    }
+}
+
+impl Drop for Logged {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `GET url` with a 2 s client timeout (a scrape must answer within a
+/// second whatever the database does; twice that is the generous bound):
+/// its samples, or a panic if it did not answer in time.
+async fn scrape_within_2s(url: &str) -> HashMap<String, f64> {
+    arbiter_ladder::install_tls_provider();
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(2))
+        .build()
+        .expect("a client");
+    let response = client
+        .get(url)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("GET {url} within 2 s: {e}"));
+    assert_eq!(response.status().as_u16(), 200, "GET {url}");
+    let text = response
+        .text()
+        .await
+        .unwrap_or_else(|e| panic!("GET {url}: the body within 2 s: {e}"));
+    promtool_accepts(&text);
+    samples(&text)
+}
+
+/// The metric names the operator's table in docs/spec/ladder.md lists.
+fn documented_metrics() -> Vec<String> {
+    let spec = include_str!("../../docs/spec/ladder.md");
+    let names: Vec<String> = spec
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `arbiter_"))
+        .filter_map(|rest| Some(format!("arbiter_{}", rest.split('`').next()?)))
+        .collect();
+    assert!(names.len() >= 10, "the metrics table of ladder.md: {names:?}");
+    names
+}
+
+/// A fresh worker's first scrape (no match played, no request answered
+/// before it) passes `promtool check metrics` and has a sample of every
+/// metric ladder.md documents, the counters of every ladder at 0; and its
+/// first log line, written to a file, names the worker, its slots and its
+/// database, with no terminal escape codes anywhere in the file.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fresh_worker_shows_every_documented_metric_and_says_who_it_is() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let data = dir.path().join("data");
+    // The database exists, with no match queued: the worker plays nothing.
+    arbiter_ladder::db::Db::open_sqlite(&{
+        std::fs::create_dir_all(&data).expect("the data folder");
+        data.join("arbiter.db")
+    })
+    .await
+    .expect("a database");
+    let data_arg = data.display().to_string();
+    let worker = Logged::start(
+        &[
+            "worker",
+            "--slots",
+            "2",
+            "--metrics",
+            "127.0.0.1:0",
+            "--data",
+            &data_arg,
+        ],
+        None,
+        dir.path().join("worker.log"),
+        "metrics on ",
+    )
+    .await;
+    let first = scrape_within_2s(&worker.announced).await;
+    for name in documented_metrics() {
+        let present = first.keys().any(|series| {
+            let metric = series.split('{').next().unwrap_or(series);
+            metric == name || metric == format!("{name}_bucket") || metric == format!("{name}_count")
+        });
+        assert!(
+            present,
+            "{name} is documented but missing from the first scrape: {first:?}"
+        );
+    }
+    for ladder in ["tictactoe:standard", "othello:std", "skirmish:standard"] {
+        for counter in [
+            "arbiter_matches_started_total",
+            "arbiter_matches_failed_total",
+            "arbiter_match_retries_total",
+            "arbiter_lease_expiries_total",
+        ] {
+            let series = format!(r#"{counter}{{ladder="{ladder}"}}"#);
+            assert_eq!(first.get(&series), Some(&0.0), "{series} at 0 from the start");
+        }
+    }
+    for verdict in ["active", "rejected", "error"] {
+        let series = format!(r#"arbiter_check_duration_seconds_count{{verdict="{verdict}"}}"#);
+        assert_eq!(first.get(&series), Some(&0.0), "{series} at 0 from the start");
+    }
+    assert_eq!(first["arbiter_database_up"], 1.0);
+    assert_eq!(
+        first[r#"arbiter_queue_matches{kind="ranked",ladder="othello:std",status="queued"}"#],
+        0.0
+    );
+
+    let log = worker.log();
+    let line = log.lines().next().unwrap_or_default();
+    let pid = worker.child.id();
+    assert!(
+        line.contains(&format!(
+            "arbiter {} worker worker-{pid}: 2 slots",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "the first line says which worker this is: {line}"
+    );
+    assert!(line.contains(&format!("database SQLite {}", data.display())), "{line}");
+    assert!(line.contains(&format!("metrics on {}", worker.announced)), "{line}");
+    assert_eq!(worker.stop().await, Some(0));
+    let log = std::fs::read_to_string(dir.path().join("worker.log")).expect("the log");
+    assert!(!log.contains('\u{1b}'), "no escape codes in a log file:\n{log:?}");
+    assert!(!log.contains("503"), "a worker serves no web requests:\n{log}");
+}
+
+/// `serve`'s first log line says its version, where it listens, its
+/// database and blob store and that it has no in-process workers; in a
+/// file, no escape codes; a front end's stop does not talk of matches.
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_says_where_it_listens_first() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let data = dir.path().join("data").display().to_string();
+    let serve = Logged::start(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--workers",
+            "0",
+            "--no-schedule",
+            "--data",
+            &data,
+        ],
+        None,
+        dir.path().join("serve.log"),
+        "listening on ",
+    )
+    .await;
+    let address = serve.announced.clone();
+    let log = serve.log();
+    let line = log.lines().next().unwrap_or_default();
+    assert!(
+        line.contains(&format!(
+            "arbiter {} serve: listening on {address}; database SQLite {data}/arbiter.db; blobs in the folder {data}/blobs; no in-process workers",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "the first line says where it listens: {line}"
+    );
+    assert_eq!(serve.stop().await, Some(0));
+    let log = std::fs::read_to_string(dir.path().join("serve.log")).expect("the log");
+    assert!(!log.contains('\u{1b}'), "no escape codes in a log file:\n{log:?}");
+    assert!(!log.contains("running matches"), "a front end runs no matches:\n{log}");
+}
+
+/// On a real PostgreSQL cluster stopped mid-test: `serve --workers 0`'s
+/// and a worker's `GET /metrics` each answer within a 2 s client timeout
+/// with `arbiter_database_up 0` while it is down, and 1 again after it
+/// restarts; web requests get 503, logged once for the outage, not once
+/// per request; the worker's log does not talk of 503s; the log counts the
+/// time away from the last good answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn metrics_answer_at_once_during_a_database_outage() {
+    if std::env::var_os(support::TEST_PG_URL).is_none_or(|url| url.is_empty()) {
+        eprintln!("TEST_PG_URL is not set: skipping the PostgreSQL outage test");
+        return;
+    }
+    let cluster = tokio::task::spawn_blocking(PgCluster::start).await.expect("a cluster");
+    let url = cluster.url();
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let data = dir.path().join("data").display().to_string();
+    let serve = Logged::start(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--workers",
+            "0",
+            "--no-schedule",
+            "--web-db-timeout",
+            "1",
+            "--data",
+            &data,
+        ],
+        Some(&url),
+        dir.path().join("serve.log"),
+        "listening on ",
+    )
+    .await;
+    let worker = Logged::start(
+        &["worker", "--metrics", "127.0.0.1:0", "--data", &data],
+        Some(&url),
+        dir.path().join("worker.log"),
+        "metrics on ",
+    )
+    .await;
+    let serve_metrics = format!("{}/metrics", serve.announced);
+    for url in [&serve_metrics, &worker.announced] {
+        assert_eq!(scrape_within_2s(url).await["arbiter_database_up"], 1.0, "{url}");
+    }
+
+    cluster.stop_immediately();
+    // Every scrape during the outage answers in time and says so.
+    for _ in 0..3 {
+        for url in [&serve_metrics, &worker.announced] {
+            let samples = scrape_within_2s(url).await;
+            assert_eq!(samples["arbiter_database_up"], 0.0, "{url} during the outage");
+            assert!(
+                samples.contains_key("arbiter_queue_read_age_seconds"),
+                "the last read's age: {samples:?}"
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let client = support::Client::new(&serve.announced);
+    for _ in 0..4 {
+        let (status, body) = client.get("/api/ladders").await;
+        assert_eq!(status.as_u16(), 503, "{body}");
+    }
+    let refused = scrape_within_2s(&serve_metrics).await;
+    assert!(
+        refused[r#"arbiter_http_requests_total{method="GET",route="/api/ladders",status="503"}"#] >= 4.0,
+        "503s are counted: {refused:?}"
+    );
+    serve.logged("the database does not answer").await;
+    worker.logged("the database does not answer").await;
+
+    cluster.start_again();
+    for url in [&serve_metrics, &worker.announced] {
+        let start = Instant::now();
+        while scrape_within_2s(url).await["arbiter_database_up"] != 1.0 {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "{url}: still down after the database came back"
+            );
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+    serve.logged("the database answers again").await;
+    worker.logged("the database answers again").await;
+    let serve_log = serve.log();
+    assert_eq!(
+        serve_log.matches("answering 503").count(),
+        1,
+        "one line for the outage's 503s:\n{serve_log}"
+    );
+    assert!(
+        serve_log.contains("web requests get 503 until it does") && !serve_log.contains("matches wait"),
+        "a front end plays no matches:\n{serve_log}"
+    );
+    assert!(serve_log.contains("since its last good answer"), "{serve_log}");
+    let worker_log = worker.log();
+    assert!(
+        worker_log.contains("matches wait until it does") && !worker_log.contains("503"),
+        "a worker serves no web requests:\n{worker_log}"
+    );
+    assert_eq!(worker.stop().await, Some(0));
+    assert_eq!(serve.stop().await, Some(0));
+}
+
+/// Runs `arbiter ratings recompute` on `data` (and `database_url`) and
+/// waits at most 5 s for it: its exit code, stdout and stderr.
+async fn recompute_within_5s(data: &std::path::Path, database_url: Option<&str>) -> (Option<i32>, String, String) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    command
+        .args(["ratings", "recompute", "--data"])
+        .arg(data)
+        .env_remove("DATABASE_URL")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some(url) = database_url {
+        command.env("DATABASE_URL", url);
+    }
+    let mut child = command.spawn().expect("arbiter starts");
+    let code = support::exit_code(&mut child, Duration::from_secs(5)).await;
+    let output = child.wait_with_output().expect("its output");
+    (
+        code,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// `ratings recompute` never gives a false all-clear: against a folder
+/// with no database, a database without the ladder's schema, a ladder
+/// with no rated match, or an unreachable server it says so and exits 2
+/// within 5 s, creating nothing (it opens read-only and never migrates);
+/// the unreachable server's address is named with its password hidden,
+/// with the cause.
+#[tokio::test(flavor = "multi_thread")]
+async fn recompute_refuses_what_it_cannot_compare() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+
+    // No database at all: none is created.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).expect("a folder");
+    let (code, stdout, stderr) = recompute_within_5s(&empty, None).await;
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("no database at"), "{stderr}");
+    assert!(!stdout.contains("no difference"), "{stdout}");
+    assert_eq!(
+        std::fs::read_dir(&empty).expect("the folder").count(),
+        0,
+        "nothing created"
+    );
+
+    // A SQLite file that is not the ladder's: left without a schema.
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).expect("a folder");
+    let url = format!("sqlite://{}?mode=rwc", other.join("arbiter.db").display());
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&url).await.expect("a SQLite file");
+    sqlx::query("CREATE TABLE notes (text TEXT)")
+        .execute(&pool)
+        .await
+        .expect("a table");
+    let (code, stdout, stderr) = recompute_within_5s(&other, None).await;
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("no ladder schema"), "{stderr}");
+    let tables: Vec<String> = sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .fetch_all(&pool)
+        .await
+        .expect("the tables");
+    assert_eq!(tables, ["notes"], "no schema created");
+    pool.close().await;
+
+    // The ladder's schema, no rated match.
+    let fresh = dir.path().join("fresh");
+    std::fs::create_dir_all(&fresh).expect("a folder");
+    drop(
+        arbiter_ladder::db::Db::open_sqlite(&fresh.join("arbiter.db"))
+            .await
+            .expect("a ladder database"),
+    );
+    let (code, stdout, stderr) = recompute_within_5s(&fresh, None).await;
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("no rated match"), "{stderr}");
+
+    // Nobody listens: refused at once, address named, password hidden.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("postgres://arbiter:hunter2@127.0.0.1:{port}/ladder");
+    let (code, stdout, stderr) = recompute_within_5s(&empty, Some(&url)).await;
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&format!("postgres://arbiter:***@127.0.0.1:{port}/ladder")),
+        "the address: {stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "the password is hidden: {stderr}");
+    assert!(stderr.contains("refused"), "the cause: {stderr}");
+
+    // An empty PostgreSQL database: no schema, and none created.
+    if let Some(pg) = std::env::var_os(support::TEST_PG_URL).filter(|url| !url.is_empty()) {
+        let _ = pg;
+        let database = support::PgDatabase::create().await;
+        let (code, stdout, stderr) = recompute_within_5s(&empty, Some(&database.url)).await;
+        assert_eq!(code, Some(2), "{stdout}{stderr}");
+        assert!(stderr.contains("no ladder schema"), "{stderr}");
+        let pool = sqlx::AnyPool::connect(&database.url).await.expect("the database");
+        let tables: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public'")
+                .fetch_one(&pool)
+                .await
+                .expect("the tables");
+        assert_eq!(tables, 0, "no schema created");
+        pool.close().await;
+    } else {
+        eprintln!("TEST_PG_URL is not set: the empty PostgreSQL database is not tried");
+    }
+}

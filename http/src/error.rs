@@ -53,13 +53,22 @@ impl From<std::io::Error> for ApiError {
     }
 }
 
+/// Why a request was answered 503, carried in the answer's extensions for
+/// [`crate::middleware::count_request`], which logs it once per outage
+/// rather than once per request.
+#[derive(Clone, Debug)]
+pub struct UnavailableCause(pub String);
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if let Error::Internal(cause) | Error::Unavailable(cause) = &self.0 {
+        if let Error::Internal(cause) = &self.0 {
             tracing::error!(status = %self.status(), %cause, "request failed");
         }
         let body = serde_json::json!({ "ok": false, "error": self.0.to_string() });
         let mut response = (self.status(), Json(body)).into_response();
+        if let Error::Unavailable(cause) = &self.0 {
+            response.extensions_mut().insert(UnavailableCause(cause.to_string()));
+        }
         if let Error::RateLimited { retry_after_s, .. } = self.0 {
             response
                 .headers_mut()

@@ -158,8 +158,29 @@ fn authority_with_port(scheme: &str, authority: &str) -> String {
     }
 }
 
-/// Counts every request by method, route pattern and status, and times it.
+/// Counts every request by method, route pattern and status, and times it;
+/// logs the first 503 of an outage (with its cause) and only that one: the
+/// others are counted in `arbiter_http_requests_total{status="503"}`, and
+/// the database's watch logs when it answers again.
 pub async fn count_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let response = counted(&state.core.metrics, request, next).await;
+    // Only a request refused for want of storage: a readiness probe's 503
+    // says why in its body and is not an outage of its own.
+    if let Some(cause) = response.extensions().get::<crate::error::UnavailableCause>()
+        && state.core.db.first_refusal_since_up()
+    {
+        tracing::warn!(
+            cause = %cause.0,
+            "answering 503: storage unavailable; further 503s are counted in \
+             arbiter_http_requests_total{{status=\"503\"}}, not logged, until the database is back"
+        );
+    }
+    response
+}
+
+/// Runs `request` and records it in `metrics` by method, route pattern and
+/// status, with the time it took.
+pub async fn counted(metrics: &arbiter_ladder::metrics::Metrics, request: Request, next: Next) -> Response {
     let started = std::time::Instant::now();
     // Any token is a method: only the standard ones get a series each.
     let method = match *request.method() {
@@ -173,10 +194,7 @@ pub async fn count_request(State(state): State<AppState>, request: Request, next
         .get::<MatchedPath>()
         .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned());
     let response = next.run(request).await;
-    state
-        .core
-        .metrics
-        .http_request(&method, &route, response.status().as_u16(), started.elapsed());
+    metrics.http_request(&method, &route, response.status().as_u16(), started.elapsed());
     response
 }
 

@@ -35,9 +35,17 @@ pub fn app(state: AppState) -> Router {
 }
 
 /// What `arbiter worker --metrics` serves: `GET /metrics` for `core`
-/// alone.
+/// alone (its requests counted like `serve`'s).
 pub fn metrics_router(core: arbiter_ladder::core::Core) -> Router {
-    Router::new().route("/metrics", get(move || async move { metrics_of(&core).await }))
+    let metrics = core.metrics.clone();
+    Router::new()
+        .route("/metrics", get(move || async move { metrics_of(&core).await }))
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let metrics = metrics.clone();
+                async move { middleware::counted(&metrics, request, next).await }
+            },
+        ))
 }
 
 /// `GET /metrics`: this process's metrics in Prometheus's text format

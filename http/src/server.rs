@@ -108,7 +108,23 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
             return Ok(());
         }
     };
-    tracing::info!("blobs in the {}", core.blobs.describe());
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
+    let address = listener.local_addr()?;
+    // The process's first line (unless the database kept it waiting):
+    // what it is, where it answers, what it uses.
+    tracing::info!(
+        "arbiter {} serve: listening on http://{address}; database {}; blobs in the {}; {}",
+        env!("CARGO_PKG_VERSION"),
+        core.db.describe(),
+        core.blobs.describe(),
+        match config.workers {
+            0 => "no in-process workers (a front end: `arbiter worker`s play the matches)".to_owned(),
+            1 => "1 in-process worker".to_owned(),
+            n => format!("{n} in-process workers"),
+        }
+    );
     for &(variant, budget) in &config.time_controls {
         let before = arbiter_ladder::ladders::time_control(&core.db, variant).await?;
         let time = arbiter_ladder::ladders::TimeControl::new(budget, before.fuel_per_ms);
@@ -120,10 +136,6 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     arbiter_ladder::house::seed(&core)
         .await
         .context("cannot register the house bots")?;
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .with_context(|| format!("cannot listen on {}", config.listen))?;
-    let address = listener.local_addr()?;
     let (stop_tx, stop) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
     tasks.spawn(arbiter_ladder::versions::run_checker(core.clone(), stop.clone()));
@@ -141,7 +153,12 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
         db: core.db.with_options(config.web_db),
         ..core
     };
-    tasks.spawn(web.db.clone().watch(stop.clone()));
+    let meanwhile = if config.workers == 0 {
+        "web requests get 503"
+    } else {
+        "web requests get 503 and matches wait"
+    };
+    tasks.spawn(web.db.clone().watch(stop.clone(), meanwhile));
     let state = AppState {
         core: web,
         config: Arc::new(config),

@@ -8,7 +8,7 @@
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::pool::PoolConnection;
-use sqlx::{Any, AnyConnection, AnyPool, Transaction};
+use sqlx::{Any, AnyConnection, AnyPool, Connection, Transaction};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,6 +37,9 @@ pub struct Db {
     own: Arc<OwnSlot>,
     /// Whether the database answered when last asked (see [`Db::watch`]).
     up: Arc<AtomicBool>,
+    /// Whether a request refused for want of the database was logged since
+    /// the database last answered (see [`Db::first_refusal_since_up`]).
+    refusal_logged: Arc<AtomicBool>,
 }
 
 /// How a [`Db`] waits for a connection.
@@ -159,6 +162,47 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// Why [`Db::open_read_only`] could not open a database.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// No SQLite file where the database should be.
+    #[error("no database at {0} (is --data or DATABASE_URL right?)")]
+    Missing(String),
+    /// The server did not let us in.
+    #[error("cannot reach the database at {address}: {cause}")]
+    Unreachable {
+        /// Its URL, password hidden.
+        address: String,
+        /// What went wrong.
+        cause: String,
+    },
+}
+
+/// The read-only URL of the existing SQLite file at `path`.
+fn read_only_sqlite_url(path: &Path) -> Result<String, OpenError> {
+    if !path.is_file() {
+        return Err(OpenError::Missing(path.display().to_string()));
+    }
+    Ok(format!("sqlite://{}?mode=ro", path.display()))
+}
+
+/// `url` with its password, if it has one, replaced by `***`: what may
+/// appear in a log or an error message. Text that is not a URL is returned
+/// as it is, up to its last `@`, which is cut with what precedes it.
+pub fn redacted_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            if parsed.password().is_some() {
+                let _ = parsed.set_password(Some("***"));
+            }
+            parsed.to_string()
+        }
+        Err(_) => url
+            .rsplit_once('@')
+            .map_or_else(|| url.to_owned(), |(_, host)| format!("***@{host}")),
+    }
+}
+
 impl Db {
     /// The database at `url` when given, else (creating it if needed)
     /// `arbiter.db` in `data_dir`: what `serve`, `worker` and `ratings`
@@ -235,9 +279,90 @@ impl Db {
             writers: Arc::default(),
             own: Arc::default(),
             up: Arc::new(AtomicBool::new(true)),
+            refusal_logged: Arc::default(),
         };
         db.migrate().await?;
         Ok(db)
+    }
+
+    /// Opens the existing database at `url` (or `arbiter.db` in
+    /// `data_dir`) for reading only: nothing is created or migrated, every
+    /// connection refuses writes, and an unreachable server fails after one
+    /// try of at most `connect_timeout` with the cause (not a pool timeout).
+    /// For tools that inspect a database, such as `arbiter ratings
+    /// recompute`; see [`Db::schema_current`] for whether it holds a schema.
+    pub async fn open_read_only(
+        data_dir: &Path,
+        url: Option<&str>,
+        connect_timeout: Duration,
+    ) -> Result<Db, OpenError> {
+        install_default_drivers();
+        let (url, backend) = match url {
+            Some(url) if url.starts_with("postgres") => (url.to_owned(), Backend::Postgres),
+            Some(url) => {
+                let path = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"));
+                let path = path.map(|p| p.split('?').next().unwrap_or(p)).unwrap_or(url);
+                (read_only_sqlite_url(Path::new(path))?, Backend::Sqlite)
+            }
+            None => (read_only_sqlite_url(&data_dir.join("arbiter.db"))?, Backend::Sqlite),
+        };
+        let address = redacted_url(&url);
+        let unreachable = |cause: String| OpenError::Unreachable {
+            address: address.clone(),
+            cause,
+        };
+        // One connection first: its error names the cause, where a pool
+        // would retry until it timed out and say only that.
+        let probe = tokio::time::timeout(connect_timeout, AnyConnection::connect(&url)).await;
+        match probe {
+            Ok(Ok(connection)) => {
+                let _ = connection.close().await;
+            }
+            Ok(Err(error)) => return Err(unreachable(error.to_string())),
+            Err(_) => {
+                return Err(unreachable(format!(
+                    "no answer within {:.0} s",
+                    connect_timeout.as_secs_f64()
+                )));
+            }
+        }
+        let pool = AnyPoolOptions::new()
+            .max_connections(2)
+            .acquire_timeout(connect_timeout)
+            .after_connect(move |connection, _| {
+                Box::pin(async move {
+                    let read_only = match backend {
+                        Backend::Sqlite => "PRAGMA query_only = ON",
+                        Backend::Postgres => "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+                    };
+                    sqlx::query(read_only).execute(&mut *connection).await?;
+                    Ok(())
+                })
+            })
+            .connect_lazy(&url)
+            .map_err(|error| unreachable(error.to_string()))?;
+        Ok(Db {
+            pool,
+            backend,
+            writers: Arc::default(),
+            own: Arc::default(),
+            up: Arc::new(AtomicBool::new(true)),
+            refusal_logged: Arc::default(),
+        })
+    }
+
+    /// Where this database is, for a log line or a message: its URL with
+    /// any password replaced by `***` (a SQLite file by its path).
+    pub fn describe(&self) -> String {
+        let options = self.pool.connect_options();
+        let url = redacted_url(options.database_url.as_str());
+        match self.backend {
+            Backend::Sqlite => {
+                let path = url.strip_prefix("sqlite://").unwrap_or(&url);
+                format!("SQLite {}", path.split('?').next().unwrap_or(path))
+            }
+            Backend::Postgres => format!("PostgreSQL {url}"),
+        }
     }
 
     /// Another pool on the same database with `options`, sharing this one's
@@ -251,6 +376,7 @@ impl Db {
             writers: self.writers.clone(),
             own: self.own.clone(),
             up: self.up.clone(),
+            refusal_logged: self.refusal_logged.clone(),
         }
     }
 
@@ -260,12 +386,23 @@ impl Db {
         self.up.load(Ordering::Relaxed)
     }
 
+    /// True for the first request refused for want of the database since
+    /// the database last answered [`Db::watch`] (and since the start), false
+    /// for the others: so a web server logs one line per outage, not one
+    /// per refused request (they are all counted in the metrics).
+    pub fn first_refusal_since_up(&self) -> bool {
+        !self.refusal_logged.swap(true, Ordering::Relaxed)
+    }
+
     /// Asks the database every [`WATCH_INTERVAL`] whether it answers, until
-    /// `stop` turns true, and logs one line when it stops answering and one
-    /// when it answers again (with how long it was away): what an operator
-    /// reads during an outage, rather than one driver error per request.
-    pub async fn watch(self, mut stop: watch::Receiver<bool>) {
-        let mut down_since: Option<Instant> = None;
+    /// `stop` turns true, and logs one line when it stops answering (saying
+    /// what waits: `meanwhile`, such as "matches wait") and one when it
+    /// answers again, with how long it was away counted from its last good
+    /// answer: what an operator reads during an outage, rather than one
+    /// driver error per request.
+    pub async fn watch(self, mut stop: watch::Receiver<bool>, meanwhile: &str) {
+        let mut down = false;
+        let mut last_good = Instant::now();
         loop {
             let answer = match tokio::time::timeout(WATCH_TIMEOUT, sqlx::query("SELECT 1").execute(&self.pool)).await {
                 Ok(Ok(_)) => Ok(()),
@@ -273,23 +410,31 @@ impl Db {
                 Err(_) => Err(format!("no answer within {} s", WATCH_TIMEOUT.as_secs())),
             };
             self.up.store(answer.is_ok(), Ordering::Relaxed);
-            match (answer, down_since) {
-                (Ok(()), Some(since)) => {
-                    down_since = None;
-                    let away = since.elapsed().as_secs_f64();
-                    tracing::warn!(
-                        down_s = away,
-                        "the database answers again (it was away for {away:.1} s)"
-                    );
+            match answer {
+                Ok(()) => {
+                    self.refusal_logged.store(false, Ordering::Relaxed);
+                    if down {
+                        down = false;
+                        let away = last_good.elapsed().as_secs_f64();
+                        tracing::warn!(
+                            database = %self.describe(),
+                            down_s = away,
+                            "the database answers again (it was away for {away:.1} s since its last good answer)"
+                        );
+                    }
+                    last_good = Instant::now();
                 }
-                (Err(error), None) => {
-                    down_since = Some(Instant::now());
+                Err(error) if !down => {
+                    down = true;
+                    let since = last_good.elapsed().as_secs_f64();
                     tracing::error!(
+                        database = %self.describe(),
                         %error,
-                        "the database does not answer: web requests get 503 and matches wait until it does"
+                        last_good_s = since,
+                        "the database does not answer (last good answer {since:.1} s ago): {meanwhile} until it does"
                     );
                 }
-                _ => {}
+                Err(_) => {}
             }
             tokio::select! {
                 _ = stop.wait_for(|stop| *stop) => return,
@@ -544,6 +689,21 @@ mod tests {
             .await
             .expect("a database");
         (dir, db)
+    }
+
+    /// Passwords never reach a log line or a message; URLs without one
+    /// pass unchanged.
+    #[test]
+    fn redacted_urls_hide_the_password() {
+        assert_eq!(
+            redacted_url("postgres://arbiter:hunter2@db.internal:5432/arbiter?sslmode=require"),
+            "postgres://arbiter:***@db.internal:5432/arbiter?sslmode=require"
+        );
+        assert_eq!(
+            redacted_url("postgres://arbiter@db.internal/arbiter"),
+            "postgres://arbiter@db.internal/arbiter"
+        );
+        assert_eq!(redacted_url("not a url:secret@host"), "***@host");
     }
 
     /// A transaction begun by hand and abandoned (an error or a cancelled

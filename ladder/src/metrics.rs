@@ -4,17 +4,40 @@
 //! depth, the database's health and the compile cache are read when
 //! scraped.
 //!
+//! A scrape never waits on the database for long: the queue's depth is
+//! read for at most [`QUEUE_READ_WAIT`], and when the read fails or is late
+//! the last successful read is shown with its age
+//! (`arbiter_queue_read_age_seconds`) and `arbiter_database_up` is 0. Every
+//! series with labels known in advance (the ladders, the match kinds and
+//! statuses, the check verdicts, the module sources) exists from the start
+//! with value 0, so `rate()` and alerts see a zero rather than nothing.
+//!
 //! One [`Metrics`] per [`crate::core::Core`], never a global registry, so
 //! that several servers in one process (the tests) count apart.
 
 use crate::db::Db;
+use arbiter_games::Variant;
 use arbiter_sandbox::Sandbox;
 use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
+    Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
     exponential_buckets,
 };
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a scrape waits for the queue's depth from the database before
+/// it answers with the last successful read (and `arbiter_database_up` 0).
+pub const QUEUE_READ_WAIT: Duration = Duration::from_millis(750);
+
+/// The match kinds, as stored (`matches.kind`).
+pub const MATCH_KINDS: [&str; 3] = ["ranked", "challenge", "tournament"];
+/// The statuses `arbiter_queue_matches` counts.
+pub const QUEUE_STATUSES: [&str; 2] = ["queued", "running"];
+/// The verdicts of `arbiter_check_duration_seconds`.
+pub const CHECK_VERDICTS: [&str; 3] = ["active", "rejected", "error"];
+/// Where `arbiter_module_loads_total` says a module came from.
+pub const MODULE_SOURCES: [&str; 3] = ["memory", "disk", "compile"];
 
 /// The content type of [`Metrics::render`]'s text: Prometheus's text
 /// exposition format.
@@ -40,8 +63,25 @@ struct Inner {
     requests: IntCounterVec,
     request_seconds: HistogramVec,
     queue: IntGaugeVec,
+    /// Seconds since the queue's depth was last read (no label; no
+    /// series before the first successful read).
+    queue_age: GaugeVec,
     database_up: IntGauge,
     module_loads: IntCounterVec,
+    /// The last successful read of the queue's depth.
+    last_queue: Mutex<Option<QueueRead>>,
+    /// Whether a read of the queue's depth is under way (a scrape does
+    /// not start another one while a late one still waits on the database).
+    reading: AtomicBool,
+}
+
+/// One successful read of the queue's depth.
+#[derive(Debug)]
+struct QueueRead {
+    /// `(ladder, kind, status, count)` rows.
+    rows: Vec<(String, String, String, i64)>,
+    /// When it was read.
+    at: Instant,
 }
 
 /// Registers `collector` in `registry` and returns it. Names are fixed and
@@ -145,6 +185,18 @@ impl Metrics {
                 )
                 .expect("a valid metric"),
             ),
+            queue_age: register(
+                &r,
+                GaugeVec::new(
+                    Opts::new(
+                        "queue_read_age_seconds",
+                        "Seconds since arbiter_queue_matches was last read from the database",
+                    )
+                    .namespace("arbiter"),
+                    &[],
+                )
+                .expect("a valid metric"),
+            ),
             database_up: register(
                 &r,
                 IntGauge::with_opts(
@@ -160,8 +212,74 @@ impl Metrics {
             ),
             sandbox: sandbox.clone(),
             registry: r,
+            last_queue: Mutex::new(None),
+            reading: AtomicBool::new(false),
         };
+        // Every series whose labels are known exists from the start, at 0.
+        for ladder in Variant::ALL.map(|variant| variant.to_string()) {
+            let ladder = [ladder.as_str()];
+            for counter in [
+                &inner.started,
+                &inner.finished,
+                &inner.failed,
+                &inner.retries,
+                &inner.lease_expiries,
+            ] {
+                counter.with_label_values(&ladder);
+            }
+            inner.match_seconds.with_label_values(&ladder);
+        }
+        for verdict in CHECK_VERDICTS {
+            inner.check_seconds.with_label_values(&[verdict]);
+        }
+        for source in MODULE_SOURCES {
+            inner.module_loads.with_label_values(&[source]);
+        }
+        // Both `serve` and `worker --metrics` answer this route.
+        inner.requests.with_label_values(&["GET", "/metrics", "200"]);
+        inner.request_seconds.with_label_values(&["GET", "/metrics"]);
         Metrics { inner: Arc::new(inner) }
+    }
+
+    /// Reads the queue's depth from `db` into `last_queue`, waiting at most
+    /// [`QUEUE_READ_WAIT`]: true when it was read now. A late read goes on
+    /// in the background (and is kept when it arrives); no other starts
+    /// until it ends.
+    async fn read_queue(&self, db: &Db) -> bool {
+        let inner = Arc::clone(&self.inner);
+        if inner.reading.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        let pool = db.pool.clone();
+        let read = tokio::spawn(async move {
+            let rows: Result<Vec<(String, String, String, i64)>, sqlx::Error> = sqlx::query_as(
+                "SELECT ladder, kind, status, COUNT(*) FROM matches \
+                 WHERE status IN ('queued', 'running') GROUP BY ladder, kind, status",
+            )
+            .fetch_all(&pool)
+            .await;
+            let read = match rows {
+                Ok(rows) => {
+                    let mut last = inner
+                        .last_queue
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    *last = Some(QueueRead {
+                        rows,
+                        at: Instant::now(),
+                    });
+                    true
+                }
+                Err(error) => {
+                    // The database's watch logs the outage once.
+                    tracing::debug!(%error, "metrics: cannot read the queue");
+                    false
+                }
+            };
+            inner.reading.store(false, Ordering::Release);
+            read
+        });
+        matches!(tokio::time::timeout(QUEUE_READ_WAIT, read).await, Ok(Ok(true)))
     }
 
     /// A match was claimed on `ladder`; `attempt` counts from 1, and
@@ -211,37 +329,43 @@ impl Metrics {
             .inc();
     }
 
-    /// The metrics in Prometheus's text format, after reading the queue's
-    /// depth from `db` (left out, and `arbiter_database_up` 0, when the
-    /// database does not answer).
+    /// The metrics in Prometheus's text format, within about
+    /// [`QUEUE_READ_WAIT`] whatever the database does: the queue's depth is
+    /// read from `db`, or else the last successful read is shown (with its
+    /// age) and `arbiter_database_up` is 0.
     pub async fn render(&self, db: &Db) -> String {
+        let read_now = self.read_queue(db).await;
         let inner = &self.inner;
-        let rows: Result<Vec<(String, String, String, i64)>, sqlx::Error> = sqlx::query_as(
-            "SELECT ladder, kind, status, COUNT(*) FROM matches \
-             WHERE status IN ('queued', 'running') GROUP BY ladder, kind, status",
-        )
-        .fetch_all(&db.pool)
-        .await;
         inner.queue.reset();
-        let up = match rows {
-            Ok(rows) => {
-                for (ladder, kind, status, count) in rows {
-                    inner.queue.with_label_values(&[&ladder, &kind, &status]).set(count);
+        inner.queue_age.reset();
+        {
+            let last = inner
+                .last_queue
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(last) = last.as_ref() {
+                for ladder in Variant::ALL.map(|variant| variant.to_string()) {
+                    for kind in MATCH_KINDS {
+                        for status in QUEUE_STATUSES {
+                            inner.queue.with_label_values(&[ladder.as_str(), kind, status]).set(0);
+                        }
+                    }
                 }
-                db.is_up()
+                for (ladder, kind, status, count) in &last.rows {
+                    inner.queue.with_label_values(&[ladder, kind, status]).set(*count);
+                }
+                inner
+                    .queue_age
+                    .with_label_values(&[] as &[&str])
+                    .set(last.at.elapsed().as_secs_f64());
             }
-            Err(error) => {
-                tracing::warn!(%error, "metrics: cannot read the queue");
-                false
-            }
-        };
-        inner.database_up.set(i64::from(up));
+        }
+        inner.database_up.set(i64::from(read_now && db.is_up()));
         let stats = inner.sandbox.cache_stats();
-        for (source, count) in [
-            ("memory", stats.memory_hits),
-            ("disk", stats.disk_hits),
-            ("compile", stats.compiles),
-        ] {
+        for (source, count) in MODULE_SOURCES
+            .into_iter()
+            .zip([stats.memory_hits, stats.disk_hits, stats.compiles])
+        {
             let counter = inner.module_loads.with_label_values(&[source]);
             counter.reset();
             counter.inc_by(count);

@@ -196,7 +196,7 @@ pub async fn ensure_row(tx: &mut sqlx::AnyConnection, version: i64, ladder: &str
     Ok(())
 }
 
-pub use recompute::{Difference, recompute};
+pub use recompute::{Difference, Recomputation, recompute, recompute_all};
 
 mod recompute;
 

@@ -480,6 +480,10 @@ impl Workers {
     /// fuel, so this ends soon after).
     pub async fn stop(mut self, grace: Duration) {
         let _ = self.drain.send(true);
+        if self.tasks.is_empty() {
+            // No workers (a front end): no matches, nothing to say.
+            return;
+        }
         tracing::info!(grace_ms = grace.as_millis(), "stopping: running matches may finish");
         let tasks = &mut self.tasks;
         let drained = tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} })

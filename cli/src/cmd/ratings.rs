@@ -1,17 +1,26 @@
 //! `arbiter ratings`: rating maintenance.
 
-use anyhow::Context;
-use arbiter_ladder::db::Db;
-use arbiter_ladder::ratings::{RatingSystem, recompute};
+use anyhow::bail;
+use arbiter_ladder::db::{Db, NotReady, is_unavailable};
+use arbiter_ladder::ratings::{RatingSystem, Recomputation, recompute_all};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+
+/// How long `ratings recompute` tries to reach the database before it
+/// gives up with the cause.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Rating maintenance.
 #[derive(clap::Subcommand)]
 pub enum Command {
     /// Rebuilds every rating from the log of rated matches and reports any
-    /// difference from what is stored (there should be none). Exits with 1
-    /// when there is a difference.
+    /// difference from what is stored (there should be none), with how many
+    /// matches, versions and ladders it compared. Only reads: the database
+    /// is opened read-only and never created or migrated. Exits with 1 when
+    /// there is a difference, 2 when there is nothing to compare (no
+    /// database, no schema, no rated match) or the database cannot be
+    /// reached (within 3 s).
     #[command(after_help = "Example:\n  arbiter ratings recompute --data arbiter-data")]
     Recompute {
         /// Data folder (the SQLite database unless DATABASE_URL is set).
@@ -27,26 +36,55 @@ pub enum Command {
 }
 
 /// Runs `arbiter ratings`: success when the ratings match the log, 1 when
-/// they differ.
+/// they differ, an error (exit 2) when there is nothing to compare.
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     let Command::Recompute {
         data,
         database_url,
         rating,
     } = command;
-    let differences = super::runtime()?.block_on(async move {
-        // Only the database: no sandbox, no blob store.
-        let db = Db::open(&data, database_url.as_deref())
-            .await
-            .context("cannot open the database")?;
-        anyhow::Ok(recompute(&db, rating).await?)
+    let report = super::runtime()?.block_on(async move {
+        // Only the database, read-only: no sandbox, no blob store.
+        let db = Db::open_read_only(&data, database_url.as_deref(), CONNECT_TIMEOUT).await?;
+        let at = db.describe();
+        match db.schema_current().await {
+            Ok(()) => {}
+            Err(NotReady::Unreachable(error)) if is_unavailable(&error) => {
+                bail!("cannot reach {at}: {error}")
+            }
+            Err(NotReady::Unreachable(error)) => {
+                bail!("no ladder schema in {at} ({error}): nothing to compare; is --data or DATABASE_URL right?")
+            }
+            Err(NotReady::Behind { applied, known }) => bail!(
+                "{at} is at migration {applied} but this binary needs {known}: \
+                 start `arbiter serve` on it once to migrate it, then recompute"
+            ),
+        }
+        let report = recompute_all(&db, rating).await?;
+        if report.matches == 0 {
+            bail!("no rated match in {at}: nothing to compare");
+        }
+        anyhow::Ok(report)
     })?;
+    let Recomputation {
+        matches,
+        versions,
+        ladders,
+        ratings,
+        differences,
+    } = &report;
+    let compared = format!(
+        "{matches} rated match(es) replayed; {ratings} rating(s) of {versions} version(s) on {ladders} ladder(s) compared"
+    );
     if differences.is_empty() {
-        println!("ratings recomputed from the match log: no difference");
+        println!("ratings recomputed from the match log: {compared}: no difference");
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{} rating(s) differ from the match log:", differences.len());
-    for d in &differences {
+    println!(
+        "ratings recomputed from the match log: {compared}: {} differ:",
+        differences.len()
+    );
+    for d in differences {
         println!(
             "  version {} on {}: stored {:.2} ± {:.2}, recomputed {:.2} ± {:.2}",
             d.version_id, d.ladder, d.stored.rating, d.stored.deviation, d.recomputed.rating, d.recomputed.deviation

@@ -7,6 +7,9 @@ use arbiter_ladder::ratings::RatingSystem;
 use arbiter_ladder::worker::Workers;
 use std::path::PathBuf;
 
+/// The prefix of this command's worker ids (`worker-PID-SLOT`).
+const WORKER_PREFIX: &str = "worker";
+
 /// Claims queued matches from the database and plays them, with a lease and
 /// heartbeats, so any number of workers on any machines can share one queue
 /// and die at any moment without losing or double-counting a match.
@@ -73,19 +76,38 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         };
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
-        let watch = tokio::spawn(core.db.clone().watch(stop.clone()));
-        let metrics = match args.metrics {
+        let watch = tokio::spawn(core.db.clone().watch(stop.clone(), "matches wait"));
+        let slots = args.slots.max(1);
+        let id = format!("{WORKER_PREFIX}-{}", std::process::id());
+        let (metrics, metrics_url) = match args.metrics {
             Some(address) => {
                 let listener = tokio::net::TcpListener::bind(address)
                     .await
                     .with_context(|| format!("cannot listen on {address} for metrics"))?;
-                println!("metrics on http://{}/metrics", listener.local_addr()?);
+                let url = format!("http://{}/metrics", listener.local_addr()?);
+                println!("metrics on {url}");
                 let app = arbiter_http::router::metrics_router(core.clone());
-                Some(tokio::spawn(serve_http(listener, app, stop.clone())))
+                (Some(tokio::spawn(serve_http(listener, app, stop.clone()))), Some(url))
             }
-            None => None,
+            None => (None, None),
         };
-        let workers = Workers::start(&core, "worker", args.slots.max(1));
+        // The process's first line (unless the database kept it waiting):
+        // who it is, what it uses, where its metrics are.
+        let playing_as = match slots {
+            1 => format!("1 slot, playing as {id}-0"),
+            n => format!("{n} slots, playing as {id}-0 to {id}-{}", n - 1),
+        };
+        tracing::info!(
+            "arbiter {} worker {id}: {playing_as}; database {}; blobs in the {}; {}",
+            env!("CARGO_PKG_VERSION"),
+            core.db.describe(),
+            core.blobs.describe(),
+            metrics_url.map_or_else(
+                || "no metrics (see --metrics)".to_owned(),
+                |url| format!("metrics on {url}")
+            ),
+        );
+        let workers = Workers::start(&core, WORKER_PREFIX, slots);
         signal.await;
         workers.stop(grace).await;
         let _ = stop_tx.send(true);

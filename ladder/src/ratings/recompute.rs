@@ -35,16 +35,37 @@ fn differs(x: f64, y: f64) -> bool {
     !matches!((x - y).abs().partial_cmp(&TOLERANCE), Some(Less | Equal))
 }
 
+/// What [`recompute_all`] compared and found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recomputation {
+    /// Rated matches replayed from the log.
+    pub matches: usize,
+    /// Distinct versions with a stored or a recomputed rating.
+    pub versions: usize,
+    /// Distinct ladders with a stored or a recomputed rating.
+    pub ladders: usize,
+    /// (version, ladder) ratings compared.
+    pub ratings: usize,
+    /// The ones that differ, by ladder then version.
+    pub differences: Vec<Difference>,
+}
+
 /// Replays every rated match in the order ratings were applied and returns
 /// the stored ratings that differ from the result (none, if the table is
 /// consistent with the log). Rows without rated matches must hold the
 /// starting rating.
 pub async fn recompute(db: &Db, system: RatingSystem) -> Result<Vec<Difference>, sqlx::Error> {
+    Ok(recompute_all(db, system).await?.differences)
+}
+
+/// [`recompute`], also saying how much it compared. Only reads.
+pub async fn recompute_all(db: &Db, system: RatingSystem) -> Result<Recomputation, sqlx::Error> {
     let log =
         sqlx::query("SELECT ladder, a_version, b_version, winner FROM matches WHERE rated = 1 ORDER BY rated_seq, id")
             .fetch_all(&db.pool)
             .await?;
     let mut book: RatingBook<(i64, String)> = RatingBook::new(system);
+    let matches = log.len();
     for row in log {
         let ladder: String = row.try_get(0)?;
         let a: i64 = row.try_get(1)?;
@@ -58,8 +79,18 @@ pub async fn recompute(db: &Db, system: RatingSystem) -> Result<Vec<Difference>,
         .fetch_all(&db.pool)
         .await?;
     let mut differences = Vec::new();
+    let mut versions = std::collections::BTreeSet::new();
+    let mut ladders = std::collections::BTreeSet::new();
+    let mut compared = 0;
+    for key in ratings.keys() {
+        versions.insert(key.0);
+        ladders.insert(key.1.clone());
+    }
     for row in stored_rows {
         let key: (i64, String) = (row.try_get(0)?, row.try_get(1)?);
+        versions.insert(key.0);
+        ladders.insert(key.1.clone());
+        compared += 1;
         let stored = Rating {
             rating: row.try_get(2)?,
             deviation: row.try_get(3)?,
@@ -80,6 +111,7 @@ pub async fn recompute(db: &Db, system: RatingSystem) -> Result<Vec<Difference>,
     }
     // Rated in the log, missing from the table.
     for ((version_id, ladder), recomputed) in ratings {
+        compared += 1;
         differences.push(Difference {
             version_id,
             ladder,
@@ -92,5 +124,11 @@ pub async fn recompute(db: &Db, system: RatingSystem) -> Result<Vec<Difference>,
         });
     }
     differences.sort_by(|x, y| (&x.ladder, x.version_id).cmp(&(&y.ladder, y.version_id)));
-    Ok(differences)
+    Ok(Recomputation {
+        matches,
+        versions: versions.len(),
+        ladders: ladders.len(),
+        ratings: compared,
+        differences,
+    })
 }
