@@ -149,7 +149,7 @@ mod tests {
             labels(["a/x/bot.wasm", "b/x/bot.wasm"]),
             pair("a/x/bot.wasm", "b/x/bot.wasm")
         );
-        assert_eq!(labels(["bot.wasm", "x/bot.wasm"]), pair("bot.wasm", "x/bot.wasm"));
+        assert_eq!(labels(["bot.wasm", "x/bot.wasm"]), pair("bot.wasm", "x/bot"));
         assert_eq!(labels(["bot.wasm", "bot.wasm"]), pair("bot", "bot (2)"));
         assert_eq!(
             labels(["builtin:othello-greedy", "builtin:othello-greedy"]),
