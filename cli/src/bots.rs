@@ -19,18 +19,75 @@ pub const BOT_FORMS: &str = "A BOT is one of:
   builtin:NAME          a house bot run in-process, natively (fast, for trying things out)
   cmd:'COMMAND ARGS'    a native process speaking the JSON-lines protocol (wall-clock time, not reproducible)";
 
-/// Reads one bot specification for `variant`; WebAssembly bots run in
+/// Reads the two bot specifications of a match for `variant`, each named by
+/// [`labels`] so that the two never share a name; WebAssembly bots run in
 /// `sandbox`.
-pub fn parse(spec: &str, variant: Variant, sandbox: &LazySandbox) -> anyhow::Result<Arc<dyn Entrant>> {
-    if let Some(name) = spec.strip_prefix("house:") {
-        return wasm(sandbox, house_bot(name, variant)?.wasm, spec);
+pub fn parse_pair(specs: [&str; 2], variant: Variant, sandbox: &LazySandbox) -> anyhow::Result<[Arc<dyn Entrant>; 2]> {
+    let [a, b] = labels(specs);
+    Ok([
+        parse_named(specs[0], &a, variant, sandbox)?,
+        parse_named(specs[1], &b, variant, sandbox)?,
+    ])
+}
+
+/// The names of two bot specifications in tables and replays: a `.wasm`
+/// file's stem (`bots/greedy.wasm` → `greedy`), any other specification as
+/// written. When the two would be the same, `.wasm` files are named by
+/// their parent folder and stem (`a/bot`, `b/bot`), then by their path as
+/// written, and a bot played against itself gets ` (2)` on its second name.
+pub fn labels(specs: [&str; 2]) -> [String; 2] {
+    let stem = |spec: &str| -> String {
+        if spec.ends_with(".wasm") {
+            let path = Path::new(spec);
+            if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
+                return stem.to_string();
+            }
+        }
+        spec.to_string()
+    };
+    let with_parent = |spec: &str| -> String {
+        let path = Path::new(spec);
+        let parent = path
+            .parent()
+            .and_then(|p| p.file_name())
+            .and_then(|p| p.to_str())
+            .filter(|p| !p.is_empty());
+        match (spec.ends_with(".wasm"), parent) {
+            (true, Some(parent)) => format!("{parent}/{}", stem(spec)),
+            (true, None) => spec.to_string(),
+            (false, _) => stem(spec),
+        }
+    };
+    let whole = |spec: &str| -> String {
+        if spec.ends_with(".wasm") {
+            spec.to_string()
+        } else {
+            stem(spec)
+        }
+    };
+    let namings: [&dyn Fn(&str) -> String; 3] = [&stem, &with_parent, &whole];
+    for naming in namings {
+        let pair = specs.map(naming);
+        if pair[0] != pair[1] {
+            return pair;
+        }
     }
-    if let Some(name) = spec.strip_prefix("builtin:") {
-        house_bot(name, variant)?;
-        let name = name.to_string();
-        return Ok(Arc::new(InProcess::new(spec, move |setup: &GameSetup| {
+    let [a, b] = specs.map(stem);
+    [a, format!("{b} (2)")]
+}
+
+/// Reads one bot specification for `variant`; a WebAssembly bot is named
+/// `name` and runs in `sandbox`.
+fn parse_named(spec: &str, name: &str, variant: Variant, sandbox: &LazySandbox) -> anyhow::Result<Arc<dyn Entrant>> {
+    if let Some(house) = spec.strip_prefix("house:") {
+        return wasm(sandbox, house_bot(house, variant)?.wasm, name);
+    }
+    if let Some(builtin) = spec.strip_prefix("builtin:") {
+        house_bot(builtin, variant)?;
+        let builtin = builtin.to_string();
+        return Ok(Arc::new(InProcess::new(name, move |setup: &GameSetup| {
             let rng = Rng::as_sandboxed(bot_seed(setup.seed, setup.game_index, setup.side));
-            match arbiter_bots::answerer(&name, rng) {
+            match arbiter_bots::answerer(&builtin, rng) {
                 Some(answerer) => answerer,
                 None => Box::new(|_: &str| String::new()),
             }
@@ -43,7 +100,6 @@ pub fn parse(spec: &str, variant: Variant, sandbox: &LazySandbox) -> anyhow::Res
     if spec.ends_with(".wasm") {
         let path = Path::new(spec);
         let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or(spec);
         return wasm(sandbox, &bytes, name);
     }
     bail!("cannot read bot {spec:?}\n{BOT_FORMS}")
@@ -72,4 +128,32 @@ fn wasm(sandbox: &LazySandbox, bytes: &[u8], name: &str) -> anyhow::Result<Arc<d
     let sandbox = sandbox.get()?;
     let module = sandbox.load(bytes).with_context(|| format!("{name} cannot run"))?;
     Ok(Arc::new(WasmBot::new(sandbox, module, name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::labels;
+
+    fn pair(a: &str, b: &str) -> [String; 2] {
+        [a.to_string(), b.to_string()]
+    }
+
+    #[test]
+    fn labels_are_stems_unless_they_collide() {
+        assert_eq!(
+            labels(["x/greedy.wasm", "house:othello-random"]),
+            pair("greedy", "house:othello-random")
+        );
+        assert_eq!(labels(["a/bot.wasm", "b/bot.wasm"]), pair("a/bot", "b/bot"));
+        assert_eq!(
+            labels(["a/x/bot.wasm", "b/x/bot.wasm"]),
+            pair("a/x/bot.wasm", "b/x/bot.wasm")
+        );
+        assert_eq!(labels(["bot.wasm", "x/bot.wasm"]), pair("bot.wasm", "x/bot"));
+        assert_eq!(labels(["bot.wasm", "bot.wasm"]), pair("bot", "bot (2)"));
+        assert_eq!(
+            labels(["builtin:othello-greedy", "builtin:othello-greedy"]),
+            pair("builtin:othello-greedy", "builtin:othello-greedy (2)")
+        );
+    }
 }

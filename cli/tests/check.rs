@@ -10,6 +10,9 @@ use std::time::Instant;
 
 #[path = "common/hostile_loops.rs"]
 mod hostile_loops;
+#[path = "common/skirmish_bots.rs"]
+mod skirmish_bots;
+mod support;
 
 /// What `arbiter check` said.
 struct Checked {
@@ -379,8 +382,8 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// `arbiter check` of every hostile loop is refused as a timeout on its
-/// first move, with the smoke match's time control and the times it took in
-/// its report. The real time of each check is printed (run with
+/// first move, at the ladder's own per-move cap (Othello's 1 s), with the
+/// smoke match's time control and the times it took in its report. The real time of each check is printed (run with
 /// `--nocapture` to see it; it is measured, not asserted): with Othello's
 /// 10 s per move a plain loop took about two minutes, and a fill loop ran for
 /// more than fifteen.
@@ -392,7 +395,16 @@ fn hostile_loops_are_refused_as_timeouts_within_seconds() {
         println!("arbiter check {name}.wasm: {:.2} s", started.elapsed().as_secs_f64());
         assert_ran_out_of_time(&out);
         assert!(
-            out.stdout.contains("100 ms per move and 400 ms per game"),
+            out.stdout
+                .contains("a game's first move may take 1000 ms of virtual time, the ladder's own cap"),
+            "states the first move's cap\n{}",
+            out.show()
+        );
+        assert!(
+            out.stdout.contains(
+                "its time control: 1000 ms for each game's first move (the ladder's own cap), then 100 ms per move \
+                 and 400 ms per game"
+            ),
             "states the smoke match's time control\n{}",
             out.show()
         );
@@ -402,4 +414,75 @@ fn hostile_loops_are_refused_as_timeouts_within_seconds() {
             out.show()
         );
     }
+}
+
+/// A bot that builds its tables on its first move (600 virtual ms, over the
+/// check's short control, within Othello's 1 s per move) and then answers
+/// at once plays within the ladder's control: `arbiter check` accepts it,
+/// and says that the smoke match's result does not matter.
+#[test]
+fn a_long_first_move_within_the_ladders_cap_is_accepted() {
+    let started = Instant::now();
+    let out = check(
+        "othello_setup",
+        &skirmish_bots::wasm("othello_setup"),
+        Some("othello:std"),
+    );
+    println!(
+        "arbiter check othello_setup.wasm: {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(out.code, Some(0), "accepted\n{}", out.show());
+    assert!(out.stdout.starts_with("accepted"), "{}", out.show());
+    assert!(!out.stdout.contains("warning"), "no warning: {}", out.show());
+    assert!(
+        out.stdout.contains("the smoke match's result does not matter"),
+        "says a loss is fine\n{}",
+        out.show()
+    );
+}
+
+/// A move after the first that outruns only the check's short control (300
+/// virtual ms on the third move, within Othello's 1 s) is accepted with a
+/// warning naming the move and its time.
+#[test]
+fn a_later_move_over_the_short_control_is_accepted_with_a_warning() {
+    let out = check(
+        "othello_slow_third",
+        &skirmish_bots::wasm("othello_slow_third"),
+        Some("othello:std"),
+    );
+    assert_eq!(out.code, Some(0), "accepted\n{}", out.show());
+    assert!(out.stdout.starts_with("accepted"), "{}", out.show());
+    let warning = out
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("warning: in the smoke match"))
+        .unwrap_or_else(|| panic!("a warning about the slow move\n{}", out.show()));
+    assert!(
+        warning.contains("(game 1 as black, its turn 3)")
+            && warning.contains("after 100 ms of virtual time")
+            && warning.contains("the ladder allows 1000 ms per move and 10000 ms per game"),
+        "names the move, its time and the ladder's control: {warning}"
+    );
+}
+
+/// The server's upload check accepts the bot with a long first move too,
+/// and still refuses a loop on the first move, as a timeout.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_accepts_a_long_first_move_and_refuses_a_loop() {
+    let server = support::TestServer::start().await;
+    let ann = server.signup("ann").await;
+    let api = server.token_client(&server.token(&ann).await);
+    let slow = skirmish_bots::wasm("othello_setup");
+    let version = support::upload_and_check(&api, "ann-tables", "othello:std,othello:anti", &slow).await;
+    assert_eq!(version["version"]["status"], "active", "{version}");
+    let (name, wat) = hostile_loops::corpus().swap_remove(0);
+    let version = support::upload_and_check(&api, "ann-loop", "othello:std", &wasm(&wat)).await;
+    assert_eq!(version["version"]["status"], "rejected", "{name}: {version}");
+    let reason = version["version"]["reason"].as_str().unwrap_or("");
+    assert!(
+        reason.contains("timeout") && reason.contains("its turn 1") && reason.contains("1000 ms"),
+        "{name}: {reason}"
+    );
 }

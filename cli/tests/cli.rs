@@ -531,3 +531,74 @@ fn new_writes_a_kit_template_named_after_the_bot() {
     let bad = arbiter(&["new", "c", "x"]);
     assert!(stderr(&bad).contains("3 to 32 characters"), "{}", stderr(&bad));
 }
+
+/// `play --sprt` reads each game's winner by the game's own rule: in anti
+/// Othello fewer discs win, so greedy (which plays anti as anti) against
+/// random lands on the H1 side, as the table and its Elo figure say (the
+/// SPRT used to compare raw disc counts and accepted H0).
+#[test]
+fn play_sprt_on_anti_takes_the_winner_from_the_rules() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("replays");
+    let output = arbiter(&[
+        "play",
+        "othello:anti",
+        "builtin:othello-greedy",
+        "builtin:othello-random",
+        "--sprt",
+        "0,50",
+        "-j",
+        "2",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("H1 accepted (Elo ≥ 50)"), "{text}");
+    let row = |name: &str| -> Vec<u32> {
+        text.lines()
+            .find(|line| line.starts_with(name))
+            .unwrap_or_else(|| panic!("a row for {name}: {text}"))
+            .split_whitespace()
+            .skip(1)
+            .take(3)
+            .map(|n| n.parse().expect("W D L"))
+            .collect()
+    };
+    let greedy = row("builtin:othello-greedy ");
+    assert!(
+        greedy[0] > greedy[2],
+        "the table agrees: greedy wins more than it loses: {text}"
+    );
+    assert!(
+        text.contains("Elo difference (builtin:othello-greedy − builtin:othello-random): +"),
+        "and its Elo figure is positive: {text}"
+    );
+}
+
+/// Two modules with the same file name from different folders get their
+/// folders in `play`'s table and replays, and `verify` names them alike.
+#[test]
+fn play_names_two_bots_with_one_file_name_apart() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let wasm = arbiter_house::find("tictactoe-random").expect("house bot").wasm;
+    let mut paths = Vec::new();
+    for folder in ["mine", "theirs"] {
+        let path = dir.path().join(folder).join("bot.wasm");
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("writable");
+        std::fs::write(&path, wasm).expect("writable");
+        paths.push(path.to_str().expect("utf-8 path").to_owned());
+    }
+    let out = dir.path().join("replays");
+    let out = out.to_str().expect("utf-8 path");
+    let played = arbiter(&["play", "tictactoe", &paths[0], &paths[1], "-n", "1", "--out", out]);
+    assert!(played.status.success(), "{}", stderr(&played));
+    let text = stdout(&played);
+    assert!(
+        text.lines().any(|l| l.starts_with("mine/bot ")) && text.lines().any(|l| l.starts_with("theirs/bot ")),
+        "{text}"
+    );
+    let replay = Path::new(out).join("match-0001.json");
+    let verified = arbiter(&["verify", replay.to_str().expect("utf-8 path"), &paths[0], &paths[1]]);
+    assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
+}

@@ -1,6 +1,6 @@
-//! The leaderboard's orders (by rating, or by conservative rating, rating −
-//! 2·RD), in the API and on the site without JavaScript, and what a bot
-//! page says about its rating's uncertainty.
+//! The leaderboard's orders (by conservative rating, rating − 2·RD, the
+//! default, or by rating), in the API and on the site without JavaScript,
+//! and what a bot page says about its rating's uncertainty.
 
 mod support;
 
@@ -24,53 +24,80 @@ async fn set_ratings(server: &TestServer, ratings: &[(&str, f64, f64)]) {
     }
 }
 
+/// The default order is the conservative rating (rating − 2·RD), with
+/// provisional versions in place and marked: a strong provisional bot
+/// stands above the established bots it beats (it used to be sent below
+/// all of them), and one that has shown little stands low. `?sort=rating`
+/// orders by rating alone.
 #[tokio::test(flavor = "multi_thread")]
-async fn the_leaderboard_sorts_by_rating_or_by_conservative_rating() {
+async fn the_leaderboard_sorts_by_conservative_rating_or_by_rating() {
     let server = TestServer::start().await;
-    // Bold: high, fairly uncertain. Steady: a little lower, well known.
     set_ratings(
         &server,
         &[
-            ("othello-ab-strong", 1700.0, 100.0),
+            // Strong and still provisional (RD ≥ 110): 1981 − 240 = 1741.
+            ("othello-ab-strong", 1981.0, 120.0),
+            // Established, weaker: 1590, 1104, 1070.
             ("othello-ab-medium", 1650.0, 30.0),
-            ("othello-greedy", 1900.0, 300.0),
+            ("othello-greedy", 1184.0, 40.0),
+            ("othello-random", 1150.0, 40.0),
+            // High but hardly shown: 1900 − 700 = 1200.
+            ("othello-ab-weak", 1900.0, 350.0),
         ],
     )
     .await;
     let client = server.client();
-    let names = |body: &serde_json::Value| -> Vec<String> {
+    let column = |body: &serde_json::Value, key: &str| -> Vec<String> {
         body["entries"]
             .as_array()
             .expect("entries")
             .iter()
-            .take(3)
-            .map(|e| e["bot"].as_str().expect("bot").to_owned())
+            .map(|e| e[key].to_string().trim_matches('"').to_owned())
             .collect()
     };
     let (status, body) = client.get("/api/ladders/othello:std/leaderboard").await;
     assert_eq!(status.as_u16(), 200, "{body}");
+    assert_eq!(body["sort"], "conservative");
+    assert_eq!(
+        column(&body, "bot"),
+        [
+            "othello-ab-strong",
+            "othello-ab-medium",
+            "othello-ab-weak",
+            "othello-greedy",
+            "othello-random"
+        ]
+        .map(String::from)[..],
+        "by rating − 2·RD, the provisional strong bot first: {body}"
+    );
+    assert_eq!(
+        column(&body, "provisional"),
+        ["true", "false", "true", "false", "false"].map(String::from)[..],
+        "provisional versions are marked in place: {body}"
+    );
+    assert_eq!(column(&body, "rank")[..2], ["1", "2"].map(String::from)[..]);
+    assert_eq!(body["entries"][0]["conservative"], 1741.0);
+    let (status, body) = client.get("/api/ladders/othello:std/leaderboard?sort=rating").await;
+    assert_eq!(status.as_u16(), 200, "{body}");
     assert_eq!(body["sort"], "rating");
     assert_eq!(
-        names(&body),
-        ["othello-ab-strong", "othello-ab-medium", "othello-greedy"].map(String::from)[..],
-        "established by rating, the provisional greedy (1900 ± 600) after: {body}"
+        column(&body, "bot"),
+        [
+            "othello-ab-strong",
+            "othello-ab-weak",
+            "othello-ab-medium",
+            "othello-greedy",
+            "othello-random"
+        ]
+        .map(String::from)[..],
+        "by rating alone: {body}"
     );
-    let (status, body) = client
-        .get("/api/ladders/othello:std/leaderboard?sort=conservative")
-        .await;
-    assert_eq!(status.as_u16(), 200, "{body}");
-    assert_eq!(
-        names(&body)[..2],
-        ["othello-ab-medium", "othello-ab-strong"].map(String::from)[..],
-        "1650 − 60 before 1700 − 200: {body}"
-    );
-    assert_eq!(body["entries"][0]["conservative"], 1590.0);
     let (status, body) = client.get("/api/ladders/othello:std/leaderboard?sort=luck").await;
     assert_eq!(status.as_u16(), 400, "{body}");
     assert!(
         body["error"]
             .as_str()
-            .is_some_and(|e| e.contains("rating or conservative")),
+            .is_some_and(|e| e.contains("conservative or rating")),
         "{body}"
     );
 
@@ -83,25 +110,30 @@ async fn the_leaderboard_sorts_by_rating_or_by_conservative_rating() {
             response.text().await.expect("HTML")
         }
     };
-    let html = page("/ladders/othello:std?sort=conservative").await;
-    let medium = html.find("/bots/othello-ab-medium").expect("medium listed");
+    let html = page("/ladders/othello:std").await;
     let strong = html.find("/bots/othello-ab-strong").expect("strong listed");
-    assert!(medium < strong, "conservative order on the page");
+    let medium = html.find("/bots/othello-ab-medium").expect("medium listed");
+    let weak = html.find("/bots/othello-ab-weak").expect("weak listed");
+    assert!(
+        strong < medium && medium < weak,
+        "conservative order on the page by default"
+    );
     assert!(html.contains(r#"<strong aria-current="true">by conservative rating</strong>"#));
-    assert!(html.contains(r#"<a href="/ladders/othello:std">by rating</a>"#));
+    assert!(html.contains(r#"<a href="/ladders/othello:std?sort=rating">by rating</a>"#));
     assert!(
         html.contains("fragment=rows&amp;sort=conservative"),
         "the refresh keeps the order"
     );
-    let html = page("/ladders/othello:std").await;
+    let html = page("/ladders/othello:std?sort=rating").await;
     let medium = html.find("/bots/othello-ab-medium").expect("medium listed");
-    let strong = html.find("/bots/othello-ab-strong").expect("strong listed");
-    assert!(strong < medium, "rating order by default");
+    let weak = html.find("/bots/othello-ab-weak").expect("weak listed");
+    assert!(weak < medium, "rating order on request");
+    assert!(html.contains(r#"<a href="/ladders/othello:std">by conservative rating</a>"#));
 
     // A bot page says what its rating's ± means, and what provisional means
     // in matches.
-    let html = page("/bots/othello-greedy").await;
-    assert!(html.contains("95% sure its rating is between 1300 and 2500"), "{html}");
+    let html = page("/bots/othello-ab-weak").await;
+    assert!(html.contains("95% sure its rating is between 1200 and 2600"), "{html}");
     assert!(html.contains("more matches settle it"), "provisional explained");
     let html = page("/bots/othello-ab-medium").await;
     let start = html.find(r#"<a href="/ladders/othello:std">"#).expect("its std rating");

@@ -107,6 +107,7 @@ fn play(sandbox: &Sandbox, variant: Variant, names: [&str; 2], seed: u64) -> Pla
         seed,
         match_id: seed * 7 + 1,
         budget: budget(variant),
+        first_turn_ms: None,
         fuel_per_ms: Some(sandbox.config().fuel_per_ms),
     };
     play_match(&settings, [&bots[0] as &dyn Entrant, &bots[1]]).expect("no host failure")
@@ -428,6 +429,7 @@ fn a_backstop_stop_marks_the_match_not_reproducible() {
             turn_ms: 100,
             bank_ms: 400,
         },
+        first_turn_ms: None,
         fuel_per_ms: Some(sandbox.config().fuel_per_ms),
     };
     let played = play_match(&settings, [&staller as &dyn Entrant, &opponent]).expect("no host failure");
@@ -471,6 +473,7 @@ fn hostile_loops_time_out_at_exactly_their_budget_under_any_load() {
             seed: 3,
             match_id: 3,
             budget,
+            first_turn_ms: None,
             fuel_per_ms: Some(sandbox.config().fuel_per_ms),
         };
         let play_once = || {
@@ -569,6 +572,7 @@ fn builtin_and_house_bots_play_the_same_moves() {
                     Variant::Skirmish => variant.default_budget(),
                     Variant::Othello(_) => AMPLE,
                 },
+                first_turn_ms: None,
                 fuel_per_ms: Some(sandbox.config().fuel_per_ms),
             };
             let native = [builtin(names[0]), builtin(names[1])];

@@ -162,6 +162,27 @@ impl Scoring {
             Scoring::LowerWins => b.cmp(&a),
         }
     }
+
+    /// The index (0 or 1) of the winner of `scores` under this rule, or
+    /// `None` for a draw: the one place a game's or a match's winner is
+    /// read from its scores (anti Othello: fewer discs wins).
+    pub fn winner(self, scores: [u32; 2]) -> Option<usize> {
+        match self.compare(scores[0], scores[1]) {
+            std::cmp::Ordering::Greater => Some(0),
+            std::cmp::Ordering::Less => Some(1),
+            std::cmp::Ordering::Equal => None,
+        }
+    }
+
+    /// The points `scores[0]` earns against `scores[1]` under this rule: 1
+    /// for a win, ½ for a draw, 0 for a loss.
+    pub fn points(self, scores: [u32; 2]) -> f64 {
+        match self.winner(scores) {
+            Some(0) => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        }
+    }
 }
 
 /// The end of one game: a score per side and why it ended.

@@ -80,6 +80,16 @@ impl Variant {
         }
     }
 
+    /// How the variant's scores compare: fewer discs win in anti Othello,
+    /// more everywhere else. Every winner is read through it (see
+    /// [`Scoring::winner`](crate::Scoring::winner)).
+    pub fn scoring(self) -> crate::Scoring {
+        match self {
+            Variant::Othello(mode) => mode.scoring(),
+            Variant::TicTacToe | Variant::Skirmish => crate::Scoring::HigherWins,
+        }
+    }
+
     /// The longer time controls a challenge may ask for, shortest first:
     /// tic-tac-toe 1 s / 5 s (the spec's own); Othello 5 s / 30 s and
     /// 10 s / 60 s (FlipSight's); skirmish 100 ms per tick, 5 s at tick 0.

@@ -19,28 +19,30 @@ pub const TREND_MATCHES: usize = 10;
 /// Rated matches [`recent_ratings`] reads at most (the newest ones).
 pub const TREND_SCAN: i64 = 5000;
 
-/// How a leaderboard is ordered.
+/// How a leaderboard is ordered. Provisional versions (deviation ≥
+/// [`PROVISIONAL_RD`]) stand in place in either order, marked
+/// ([`LeaderboardRow::provisional`]), never moved to the bottom.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sort {
-    /// Established versions by rating, then provisional ones (deviation ≥
-    /// [`PROVISIONAL_RD`]) by rating.
+    /// By conservative rating, rating − 2·deviation (the default): the value
+    /// the version is 97.5% sure to be above. A strong version still
+    /// uncertain stands above the ones it has clearly beaten, and an
+    /// uncertain one that has shown little stands low until it does.
     #[default]
-    Rating,
-    /// By conservative rating, rating − 2·deviation: the value the version
-    /// is 97.5% sure to be above, so an uncertain version ranks low until
-    /// its matches show otherwise.
     Conservative,
+    /// By rating alone, whatever its deviation.
+    Rating,
 }
 
 impl Sort {
-    /// `rating` (also when absent or empty) or `conservative`; anything else
-    /// is an [`Error::Invalid`] that names the two.
+    /// `conservative` (also when absent or empty) or `rating`; anything
+    /// else is an [`Error::Invalid`] that names the two.
     pub fn parse(text: Option<&str>) -> Result<Sort> {
         match text {
-            None | Some("" | "rating") => Ok(Sort::Rating),
-            Some("conservative") => Ok(Sort::Conservative),
+            None | Some("" | "conservative") => Ok(Sort::Conservative),
+            Some("rating") => Ok(Sort::Rating),
             Some(other) => Err(Error::Invalid(format!(
-                "sort must be rating or conservative, not {other:?}"
+                "sort must be conservative or rating, not {other:?}"
             ))),
         }
     }
@@ -151,9 +153,8 @@ pub struct LeaderboardRow {
 /// skipping `offset`, best first as `sort` says; ties go to the older
 /// version.
 pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) -> Result<Vec<LeaderboardRow>> {
-    // `$4`: the provisional deviation, which only the default order uses.
     let order = match sort {
-        Sort::Rating => "CASE WHEN r.deviation >= $4 THEN 1 ELSE 0 END, r.rating DESC, r.version_id",
+        Sort::Rating => "r.rating DESC, r.version_id",
         Sort::Conservative => "r.rating - 2 * r.deviation DESC, r.version_id",
     };
     let sql = format!(
@@ -166,14 +167,12 @@ pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) ->
          ORDER BY {order} \
          LIMIT $2 OFFSET $3"
     );
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql))
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(ladder)
         .bind(limit)
-        .bind(offset);
-    if sort == Sort::Rating {
-        query = query.bind(PROVISIONAL_RD);
-    }
-    let rows = query.fetch_all(&db.pool).await?;
+        .bind(offset)
+        .fetch_all(&db.pool)
+        .await?;
     let mut out = Vec::with_capacity(rows.len());
     // Ranks count the rows skipped; an absurd offset finds no rows anyway.
     for (rank, row) in (offset.saturating_add(1)..).zip(&rows) {
@@ -255,8 +254,9 @@ mod tests {
         for sort in [Sort::Rating, Sort::Conservative] {
             assert_eq!(Sort::parse(Some(sort.as_str())).ok(), Some(sort));
         }
-        assert_eq!(Sort::parse(None).ok(), Some(Sort::Rating));
-        assert_eq!(Sort::parse(Some("")).ok(), Some(Sort::Rating));
+        assert_eq!(Sort::parse(None).ok(), Some(Sort::Conservative));
+        assert_eq!(Sort::parse(Some("")).ok(), Some(Sort::Conservative));
+        assert_eq!(Sort::default(), Sort::Conservative);
         assert!(matches!(Sort::parse(Some("luck")), Err(Error::Invalid(_))));
     }
 

@@ -122,6 +122,9 @@ pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
     let sha256: String = row.try_get(0)?;
     let ladders: Vec<String> = serde_json::from_str(&row.try_get::<String, _>(1)?)?;
     let name: String = row.try_get(2)?;
+    // Each ladder's own control: the smoke match gives a game's first move
+    // the ladder's per-move cap.
+    let controls = crate::ladders::time_controls(&core.db).await?;
     let blobs = core.blobs.clone();
     let sandbox = core.sandbox.clone();
     let started = std::time::Instant::now();
@@ -134,7 +137,11 @@ pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
         let mut last = None;
         for ladder in &ladders {
             let variant: Variant = ladder.parse()?;
-            let verdict = check(&sandbox, &wasm, &name, variant)?.verdict;
+            let control = controls
+                .get(&crate::ladders::name(variant))
+                .copied()
+                .unwrap_or_else(|| crate::ladders::TimeControl::default_for(variant));
+            let verdict = check(&sandbox, &wasm, &name, variant, control.budget())?.verdict;
             if let Verdict::Rejected { reason, stderr } = verdict {
                 return Ok(Verdict::Rejected {
                     reason: format!("{ladder}: {reason}"),

@@ -22,6 +22,14 @@ pub struct MatchSettings {
     pub match_id: u64,
     /// Per-turn cap and per-game bank of each side.
     pub budget: Budget,
+    /// When set, each side's first turn of every turn-based game may take
+    /// this many virtual milliseconds instead of `budget.turn_ms`, and is not
+    /// charged to the bank: the upload check's set-up move, which gets the
+    /// ladder's own per-move cap while the later moves get a short control.
+    /// `None` (every ladder match) treats the first turn like any other.
+    /// Skirmish has its own set-up budget (tick 0 gets `budget.bank_ms`) and
+    /// ignores it.
+    pub first_turn_ms: Option<u64>,
     /// Fuel per virtual millisecond, recorded when sandboxed bots play.
     pub fuel_per_ms: Option<u64>,
 }
@@ -34,6 +42,7 @@ impl MatchSettings {
             seed,
             match_id: 0,
             budget: variant.default_budget(),
+            first_turn_ms: None,
             fuel_per_ms: None,
         }
     }
@@ -105,24 +114,22 @@ pub fn play_match_observed(
     entrants: [&dyn Entrant; 2],
     observe: &mut dyn FnMut(u8, Progress<'_>),
 ) -> Result<PlayedMatch, HostError> {
+    let scoring = settings.variant.scoring();
     match settings.variant {
-        Variant::TicTacToe => play(settings, entrants, Scoring::HigherWins, |index, sides| {
+        Variant::TicTacToe => play(settings, entrants, scoring, |index, sides| {
             play_game(settings, TicTacToe::new(), index, sides, entrants, observe)
         }),
-        Variant::Othello(mode) => {
-            let scoring = Othello::new(mode, settings.seed).scoring();
-            play(settings, entrants, scoring, |index, sides| {
-                play_game(
-                    settings,
-                    Othello::new(mode, settings.seed),
-                    index,
-                    sides,
-                    entrants,
-                    observe,
-                )
-            })
-        }
-        Variant::Skirmish => play(settings, entrants, Scoring::HigherWins, |index, sides| {
+        Variant::Othello(mode) => play(settings, entrants, scoring, |index, sides| {
+            play_game(
+                settings,
+                Othello::new(mode, settings.seed),
+                index,
+                sides,
+                entrants,
+                observe,
+            )
+        }),
+        Variant::Skirmish => play(settings, entrants, scoring, |index, sides| {
             crate::skirmish::play_game(settings, index, sides, entrants, observe)
         }),
     }
@@ -161,11 +168,7 @@ fn play(
             totals[usize::from(game.sides[side.index()])] += game.scores[side.index()];
         }
     }
-    let winner = match scoring.compare(totals[0], totals[1]) {
-        std::cmp::Ordering::Greater => Some(0),
-        std::cmp::Ordering::Less => Some(1),
-        std::cmp::Ordering::Equal => None,
-    };
+    let winner = scoring.winner(totals).map(|index| index as u8);
     let points = match winner {
         Some(0) => [1.0, 0.0],
         Some(_) => [0.0, 1.0],
@@ -183,6 +186,7 @@ fn play(
         settings: ReplaySettings {
             turn_ms: settings.budget.turn_ms,
             bank_ms: settings.budget.bank_ms,
+            first_turn_ms: settings.first_turn_ms,
             fuel_per_ms: settings.fuel_per_ms,
         },
         engine: concat!("arbiter ", env!("CARGO_PKG_VERSION")).to_string(),
@@ -278,6 +282,8 @@ fn play_game<G: Game>(
 
     let turn_us = settings.budget.turn_ms.saturating_mul(1000);
     let mut bank_us = [settings.budget.bank_ms.saturating_mul(1000); 2];
+    let first_turn_us = settings.first_turn_ms.map(|ms| ms.saturating_mul(1000));
+    let mut has_moved = [false; 2];
     let mut elapsed_us = 0u64;
     let mut turns = Vec::new();
     let mut stalled = false;
@@ -292,16 +298,26 @@ fn play_game<G: Game>(
                 return Err(host("a player is missing".to_string()));
             };
             let remaining_us = bank_us[side.index()];
-            let limit_us = turn_us.min(remaining_us);
+            // The set-up move, when the settings give it a cap of its own:
+            // that cap, not charged to the bank.
+            let setup_us = first_turn_us.filter(|_| !has_moved[side.index()]);
+            has_moved[side.index()] = true;
+            let (limit_us, budget_ms) = match setup_us {
+                Some(setup_us) => (setup_us, setup_us / 1000),
+                None => (
+                    turn_us.min(remaining_us),
+                    settings
+                        .budget
+                        .turn_ms
+                        .min((remaining_us / 1000).saturating_sub(SAFETY_MARGIN_MS)),
+                ),
+            };
             let context = RequestContext {
                 match_id: settings.match_id,
                 game_index: index,
                 participants: sides,
                 remaining_ms: remaining_us / 1000,
-                budget_ms: settings
-                    .budget
-                    .turn_ms
-                    .min((remaining_us / 1000).saturating_sub(SAFETY_MARGIN_MS)),
+                budget_ms,
             };
             let request = game.request(side, &context);
             let request_sha256 = hex(&Sha256::digest(request.as_bytes()));
@@ -317,7 +333,9 @@ fn play_game<G: Game>(
                     (None, spent, Some(fault))
                 }
             };
-            bank_us[side.index()] = remaining_us.saturating_sub(spent.us);
+            if setup_us.is_none() {
+                bank_us[side.index()] = remaining_us.saturating_sub(spent.us);
+            }
             elapsed_us = elapsed_us.saturating_add(spent.us);
             let mut record = TurnRecord {
                 side,

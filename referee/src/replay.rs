@@ -54,6 +54,10 @@ pub struct ReplaySettings {
     pub turn_ms: u64,
     /// Per-game bank per side, milliseconds.
     pub bank_ms: u64,
+    /// The cap of each side's first move of a game when it has its own (the
+    /// upload check's smoke match); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_turn_ms: Option<u64>,
     /// Fuel per virtual millisecond, when sandboxed bots took part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuel_per_ms: Option<u64>,

@@ -88,6 +88,7 @@ pub fn settings_of(replay: &Replay) -> Result<MatchSettings, VerifyError> {
             turn_ms: replay.settings.turn_ms,
             bank_ms: replay.settings.bank_ms,
         },
+        first_turn_ms: replay.settings.first_turn_ms,
         fuel_per_ms: replay.settings.fuel_per_ms,
     })
 }

@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Runs the checks a server runs on an upload — module validity, imports and
-/// exports, compilation under limits, a smoke match against a house bot — and
-/// prints what the server would say. Exits with 1 when the bot is rejected.
+/// exports, compilation under limits, a smoke match against a house bot (each
+/// game's first move under the ladder's default per-move cap, later moves a
+/// short control) — and prints what the server would say. Exits with 1 when
+/// the bot is rejected.
 #[derive(clap::Args)]
 #[command(
     after_help = "Examples:\n  arbiter check my_bot.wasm\n  arbiter check my_bot.wasm --game othello:reversi\n  arbiter check ttt.wasm --game tictactoe"
@@ -27,7 +29,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let wasm = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     let name = args.file.file_stem().and_then(|s| s.to_str()).unwrap_or("bot");
     let sandbox = arbiter_ladder::sandbox::new()?;
-    let checked = arbiter_ladder::check::check(&sandbox, &wasm, name, args.game)?;
+    let ladder = arbiter_ladder::ladders::TimeControl::default_for(args.game).budget();
+    let checked = arbiter_ladder::check::check(&sandbox, &wasm, name, args.game, ladder)?;
     print!("{}", checked.report());
     Ok(match checked.verdict {
         Verdict::Accepted { .. } => ExitCode::SUCCESS,

@@ -74,20 +74,18 @@ pub struct Args {
 }
 
 /// The first bot's points (0 to 2) over the two games of a match: a game
-/// won is 1, drawn ½.
-fn pair_points(played: &PlayedMatch) -> f64 {
+/// won is 1, drawn ½, each game's winner read by the game's own rule
+/// ([`Variant::scoring`]: fewer discs win in anti Othello).
+fn pair_points(variant: Variant, played: &PlayedMatch) -> f64 {
+    let scoring = variant.scoring();
     played
         .replay
         .games
         .iter()
         .map(|game| {
+            // The side the first bot (participant 0) played in this game.
             let side = usize::from(game.sides[1] == 0);
-            let (mine, theirs) = (game.scores[side], game.scores[1 - side]);
-            match mine.cmp(&theirs) {
-                std::cmp::Ordering::Greater => 1.0,
-                std::cmp::Ordering::Equal => 0.5,
-                std::cmp::Ordering::Less => 0.0,
-            }
+            scoring.points([game.scores[side], game.scores[1 - side]])
         })
         .sum()
 }
@@ -125,10 +123,8 @@ impl Sequential {
 /// Runs `arbiter play`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let sandbox = LazySandbox::default();
-    let entrants = [
-        bots::parse(&args.bot_a, args.game, &sandbox)?,
-        bots::parse(&args.bot_b, args.game, &sandbox)?,
-    ];
+    // Named apart: two `bot.wasm` from different folders get their folders.
+    let entrants = bots::parse_pair([&args.bot_a, &args.bot_b], args.game, &sandbox)?;
     // Sandboxed bots' clocks run on the sandbox's fuel rate.
     let fuel_per_ms = if entrants.iter().any(|e| e.info().kind == "wasm") {
         Some(sandbox.get()?.config().fuel_per_ms)
@@ -170,7 +166,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                             if let Some(sprt) = &args.sprt
                                 && let Ok(mut test) = sequential.lock()
                             {
-                                if test.add(sprt, i, pair_points(&played)) {
+                                if test.add(sprt, i, pair_points(args.game, &played)) {
                                     decided.store(true, Ordering::Relaxed);
                                 }
                                 progress.set_message(format!("LLR {:.2}", test.llr));

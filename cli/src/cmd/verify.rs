@@ -33,8 +33,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let replay = Replay::from_json(&bytes).with_context(|| format!("cannot read {}", args.replay.display()))?;
     let variant = settings_of(&replay)?.variant;
     let sandbox = LazySandbox::default();
-    let a = bots::parse(&args.bot_a, variant, &sandbox)?;
-    let b = bots::parse(&args.bot_b, variant, &sandbox)?;
+    // Named as `play` names them, so the replay's names match.
+    let [a, b] = bots::parse_pair([&args.bot_a, &args.bot_b], variant, &sandbox)?;
     match verify(&replay, [a.as_ref(), b.as_ref()]) {
         Ok(()) => {
             println!("verified: the re-run gives the same match, move for move");

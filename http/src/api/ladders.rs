@@ -32,10 +32,11 @@ pub struct LadderList {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SortName {
-    /// Established versions first, by rating.
-    Rating,
-    /// By rating − 2·RD.
+    /// By rating − 2·RD, the default; provisional versions stand in place,
+    /// marked.
     Conservative,
+    /// By rating alone; provisional versions stand in place, marked.
+    Rating,
 }
 
 /// `GET /api/ladders/{ladder}/leaderboard`.
@@ -73,7 +74,7 @@ pub struct Page {
     pub limit: Option<i64>,
     /// Rows to skip.
     pub offset: Option<i64>,
-    /// `rating` (the default) or `conservative`.
+    /// `conservative` (the default) or `rating`.
     pub sort: Option<String>,
 }
 
@@ -82,7 +83,7 @@ pub struct Page {
     summary = "A leaderboard: rank, rating ± 2·RD, conservative rating (rating − 2·RD), W/D/L, matches, provisional",
     params(
         ("ladder" = String, Path, description = "e.g. othello:std"),
-        ("sort" = Option<SortName>, Query, description = "rating (default: established versions first, by rating) or conservative (by rating − 2·RD)"),
+        ("sort" = Option<SortName>, Query, description = "conservative (the default: by rating − 2·RD) or rating (by rating alone); provisional versions stand in place in either, marked `provisional`"),
         ("limit" = Option<i64>, Query, description = "rows, default 100", minimum = 1, maximum = 500),
         ("offset" = Option<i64>, Query, description = "rows to skip, default 0", minimum = 0, maximum = 1000000000),
     ),

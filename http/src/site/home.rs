@@ -32,7 +32,7 @@ struct HomePage {
 pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
     let mut cards = Vec::new();
     for name in ladders::names() {
-        let top = leaderboard::rows(&state.core.db, &name, Sort::Rating, 3, 0).await?;
+        let top = leaderboard::rows(&state.core.db, &name, Sort::default(), 3, 0).await?;
         cards.push(LadderCard {
             title: view::ladder_title(&name),
             active: leaderboard::active_versions(&state.core.db, &name).await?,
@@ -163,7 +163,7 @@ struct LadderRows {
 #[derive(serde::Deserialize)]
 pub struct LadderQuery {
     fragment: Option<String>,
-    /// `rating` (default) or `conservative`.
+    /// `conservative` (default) or `rating`.
     sort: Option<String>,
 }
 

@@ -1,4 +1,4 @@
-//! What the hostile skirmish bots share: reading observation lines and
+//! What the test bots share: reading observation lines (and Othello requests) and
 //! picking ids out of them without a JSON library (the observation's field
 //! order is fixed by the spec).
 
@@ -80,4 +80,29 @@ pub fn burn(ms: u128) {
             x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
         }
     }
+}
+
+/// The first square of an Othello request's `legal_moves`, or -1 (a pass)
+/// when the list is empty.
+pub fn first_legal_move(line: &str) -> i64 {
+    let Some(start) = line.find("\"legal_moves\":[") else {
+        return -1;
+    };
+    let list = &line[start + "\"legal_moves\":[".len()..];
+    let digits: String = list.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().unwrap_or(-1)
+}
+
+/// Answers every Othello request with its first legal move, after
+/// computing for `spend_ms(move_number)` virtual milliseconds (moves
+/// counted from 1 within the game).
+pub fn serve_othello(mut spend_ms: impl FnMut(u32) -> u128) {
+    let mut moves = 0u32;
+    serve(|line| {
+        moves += 1;
+        burn(spend_ms(moves));
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{{\"move\":{}}}", first_legal_move(line));
+        let _ = out.flush();
+    });
 }
