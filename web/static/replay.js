@@ -281,7 +281,7 @@
       return b;
     }
     button('First position', '|◀ First', function () { self.stop(); self.go(0); }, 'ctl-start');
-    button('Previous move (←)', '◀ Back', function () { self.stop(); self.go(self.pos - 1); }, 'ctl-back');
+    button('Back one move (←)', '◀ Back', function () { self.stop(); self.go(self.pos - 1); }, 'ctl-back');
     this.playButton = button('Play', '▶ Play', function () { self.toggle(); }, 'ctl-play');
     button('Next move (→)', 'Next ▶', function () { self.stop(); self.go(self.pos + 1); }, 'ctl-forward');
     button('Last position', 'Last ▶|', function () { self.stop(); self.go(self.max); }, 'ctl-end');

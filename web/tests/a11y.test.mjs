@@ -97,8 +97,15 @@ async function paths(page) {
 async function open(page, path) {
   const response = await page.goto(path);
   assert.equal(response.status(), 200, `${path} answered ${response.status()}`);
-  if (await page.locator('#replay').count()) await page.locator('#replay[data-ready]').waitFor({ timeout: 60_000 });
-  if (await page.locator('#skirmish').count()) await page.locator('#skirmish[data-verified]').waitFor({ timeout: 60_000 });
+  const drawn = async (selector) => {
+    try {
+      await page.locator(selector).waitFor({ state: 'attached', timeout: 60_000 });
+    } catch (error) {
+      throw new Error(`${path}: ${selector} did not appear: ${error.message}`);
+    }
+  };
+  if (await page.locator('#replay.replay').count()) await drawn('#replay.replay[data-ready]');
+  if (await page.locator('#skirmish.replay').count()) await drawn('#skirmish.replay[data-verified]');
 }
 
 test('axe-core finds no WCAG 2.1 A or AA violation on any page, at 1280 and 375 px', async () => {
