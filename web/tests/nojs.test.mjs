@@ -160,9 +160,11 @@ test('a challenge to an unknown bot without JavaScript shows the form again with
 });
 
 test('without JavaScript a match page says how to see the replay, not "Loading"', async () => {
-  const { matches } = await fetch(`${server.url}/api/matches?ladder=othello:std&status=finished&limit=1`).then((r) => r.json());
-  assert.ok(matches.length, 'a finished match');
-  await page.goto(`/matches/${matches[0].id}`);
+  const id = await until('a finished Othello match', async () => {
+    const { matches } = await fetch(`${server.url}/api/matches?ladder=othello:std&status=finished&limit=1`).then((r) => r.json());
+    return matches[0]?.id;
+  }, { timeout: 300_000, every: 2000 });
+  await page.goto(`/matches/${id}`);
   const text = await page.locator('#replay').innerText();
   assert.doesNotMatch(text, /Loading/);
   assert.match(text, /download the replay/i);
