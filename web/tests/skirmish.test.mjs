@@ -163,7 +163,9 @@ test('a running skirmish match is drawn live', async () => {
 });
 
 test('the training data downloads as JSON lines', async () => {
-  await page.goto(`/matches/${matchId}`);
+  // The live page of the test before may reload itself as its match ends,
+  // aborting a navigation that starts at that moment: then go again.
+  await page.goto(`/matches/${matchId}`).catch(() => page.goto(`/matches/${matchId}`));
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-jsonl').click()]);
   const text = fs.readFileSync(await download.path(), 'utf8');
   const lines = text.trim().split('\n').map((l) => JSON.parse(l));
