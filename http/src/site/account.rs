@@ -6,12 +6,12 @@
 use super::view::{self, When};
 use super::{Nav, SiteResult, Viewer, render};
 use crate::server::AppState;
+use arbiter_ladder::auth;
 use arbiter_ladder::bots;
+use arbiter_ladder::challenges::ChallengeRequest;
 use arbiter_ladder::ladders;
 use arbiter_ladder::model::UserId;
 use askama::Template;
-use arbiter_ladder::auth;
-use arbiter_ladder::challenges::ChallengeRequest;
 use axum::extract::{Query, State};
 use axum::http::header::{CACHE_CONTROL, SET_COOKIE};
 use axum::http::{HeaderMap, HeaderValue};

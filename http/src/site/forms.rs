@@ -357,8 +357,12 @@ pub async fn issue_token(
     let token = issue_api_token(&state.core.db, caller.user_id)
         .await
         .map_err(SiteError::from)?;
-    let cookie = new_token_cookie(&token, NEW_TOKEN_SECONDS, state.config.secure_cookies)
-        .ok_or_else(|| SiteError::new(StatusCode::INTERNAL_SERVER_ERROR, "the new token could not be handed over"))?;
+    let cookie = new_token_cookie(&token, NEW_TOKEN_SECONDS, state.config.secure_cookies).ok_or_else(|| {
+        SiteError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the new token could not be handed over",
+        )
+    })?;
     Ok(([(SET_COOKIE, cookie)], no_store(), see_other("/account")).into_response())
 }
 
@@ -398,7 +402,14 @@ async fn upload_again(state: &AppState, viewer: &Viewer, sent: &UploadForm, erro
         return Err(error.back_to("/upload"));
     }
     let name = sent.upload.name.clone().unwrap_or_default();
-    let mut page = upload_page(state, viewer, &name, Some(&sent.upload.ladders), Some(error.message().to_owned())).await?;
+    let mut page = upload_page(
+        state,
+        viewer,
+        &name,
+        Some(&sent.upload.ladders),
+        Some(error.message().to_owned()),
+    )
+    .await?;
     *page.status_mut() = error.status();
     Ok(page)
 }
