@@ -139,13 +139,14 @@ test('axe-core finds no WCAG 2.1 A or AA violation on any page, at 1280 and 375 
   assert.deepEqual(found, [], `axe-core violations:\n${found.join('\n')}`);
 });
 
-test('the Othello match page has at most 30 tab stops, each named and with a focus ring', async () => {
+test('the Othello match page has at most 30 tab stops, each named and with a focus ring', async (t) => {
   const page = await context.newPage();
   await open(page, `/matches/${await match('othello:std', 'finished')}`);
   const moves = await page.locator('.movelist .mv').count();
   assert.ok(moves > 40, `the move lists hold every move (${moves})`);
   const stops = await tabStops(page);
   const described = stops.map((s) => `${s.tag}#${s.id}.${s.cls} "${s.name}"`).join('\n');
+  t.diagnostic(`${stops.length} tab stops, signed in, ${moves} move buttons`);
   assert.ok(stops.length <= 30, `${stops.length} tab stops:\n${described}`);
   assert.equal(stops.filter((s) => s.cls.includes('mv')).length, 2, `one stop per move list:\n${described}`);
   assert.deepEqual(stops.filter((s) => !s.name), [], 'every tab stop has a name');
