@@ -10,11 +10,11 @@
 //! | new API token | `POST /account/token` | `/account`, showing it once |
 //! | upload | `POST /upload` (multipart) | the bot's page, version `checking` |
 //! | challenge | `POST /challenge` | the match's page |
+//! | tournament | `POST /tournaments` | the tournament's page |
 //!
 //! A refused upload or challenge shows its form again (same URL, the
 //! error's status) with the message and what was sent, rather than a bare
 //! error page.
-//! | tournament | `POST /tournaments` | the tournament's page |
 //!
 //! CSRF: a signed-in form carries the session's token in a hidden `csrf`
 //! field. The sign-up and sign-in forms come before any session, so their
