@@ -2,8 +2,8 @@
 # Installs what the browser tests in web/tests need on a fresh Debian
 # machine: Debian's chromium (Playwright cannot download browsers here),
 # Node.js with npm, and the npm packages locked in web/package-lock.json
-# (playwright-core only). Idempotent: a second run installs nothing. Run as
-# root (apt-get); .ci/run calls it.
+# (playwright-core, and axe-core for the accessibility checks). Idempotent:
+# a second run installs nothing. Run as root (apt-get); .ci/run calls it.
 #
 # Then, from the repository root:
 #   cargo build -p arbiter      # target/debug/arbiter and the house bots

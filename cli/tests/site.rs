@@ -260,6 +260,25 @@ async fn every_form_works_without_javascript() {
         "the error page leads back to the form: {page}"
     );
     assert_eq!(browser.get("/bots/nojs_other").await.0, StatusCode::NOT_FOUND);
+    // An upload with no ladder ticked: the form again, with the message and
+    // the name kept.
+    let form = Form::new().text("csrf", csrf.clone()).text("name", "nojs_again").part(
+        "module",
+        Part::bytes(support::house("tictactoe-random").to_vec()).file_name("bot.wasm"),
+    );
+    let (status, _, page) = browser
+        .send(browser.http.post(browser.url("/upload")).multipart(form))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
+    assert!(page.contains(r#"id="upload-form""#), "the form again: {page}");
+    assert!(page.contains("The upload was refused"), "{page}");
+    assert!(page.contains(r#"value="nojs_again""#), "the name is kept: {page}");
+    // A new version of one's bot starts with its ladders ticked.
+    let (_, upload) = browser.get("/upload?bot=nojs_bot").await;
+    assert!(
+        upload.contains(r#"name="ladders" value="tictactoe:standard" checked"#),
+        "{upload}"
+    );
 
     // A challenge that cannot be played says why, with a way back.
     let (status, _, page) = browser
@@ -296,10 +315,22 @@ async fn every_form_works_without_javascript() {
     assert_eq!(status, StatusCode::OK);
     assert!(cup.contains("no script cup"));
 
-    // An API token, shown once on the account page, works.
-    let (status, _, page) = browser.post("/account/token", &[("csrf", &csrf)]).await;
-    assert_eq!(status, StatusCode::OK, "{page}");
+    // An API token: POST-redirect-GET to the account page, which shows it
+    // once; it works, and a reload neither shows it again nor issues another.
+    let (status, location, page) = browser.post("/account/token", &[("csrf", &csrf)]).await;
+    assert_eq!(
+        (status, location.as_str()),
+        (StatusCode::SEE_OTHER, "/account"),
+        "{page}"
+    );
+    assert!(!page.contains("arb_"), "the token is not in the redirect: {page}");
+    let (status, page) = browser.get("/account").await;
+    assert_eq!(status, StatusCode::OK);
     let api_token = hidden_by_id(&page, "token-output");
+    assert!(api_token.starts_with("arb_"), "{page}");
+    let (_, again) = browser.get("/account").await;
+    assert!(!again.contains(&api_token), "shown once: {again}");
+    assert!(again.contains(r#"id="token-box" hidden"#), "{again}");
     let api = server.token_client(&api_token);
     let (status, me) = api.get("/api/me").await;
     assert_eq!(
@@ -307,6 +338,18 @@ async fn every_form_works_without_javascript() {
         (StatusCode::OK, Some("nojs")),
         "{me}"
     );
+
+    // Signed in, error pages show the signed-in header.
+    for path in [
+        "/matches/999999",
+        "/bots/no-such-bot",
+        "/ladders/no-such-ladder",
+        "/no/such/page",
+    ] {
+        let (status, page) = browser.get(path).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        assert!(page.contains(r#"data-user="nojs""#), "{path}: {page}");
+    }
 
     // Sign out, then sign in again (a wrong password first).
     let (status, location, _) = browser.post("/signout", &[("csrf", &csrf)]).await;

@@ -3,8 +3,9 @@
 // rebuilds every position with othello.js and draws the boards in SVG.
 //
 // Controls: start, back, play/pause, forward, end, speed, a slider to jump
-// to any move, and the move lists (click a move). Keys: ← → step, Home/End,
-// Space plays or pauses (when the viewer has focus). Both games (legs) are
+// to any move, and the move lists (click a move; each list is one tab stop,
+// with arrow keys, Home and End inside it). Keys: ← → step, Home/End,
+// Space plays or pauses (when the viewer has focus, not on a control). Both games (legs) are
 // shown side by side and step together, move number by move number.
 (function () {
   'use strict';
@@ -83,7 +84,7 @@
     this.items = this.frames.map(function (frame, f) {
       if (f === 0) return null;
       var li = el('li', { class: frame.opening ? 'opening' : '' });
-      var button = el('button', { type: 'button', 'data-frame': String(f), class: 'mv mv-' + frame.mover });
+      var button = el('button', { type: 'button', 'data-frame': String(f), class: 'mv mv-' + frame.mover, tabindex: '-1' });
       var turn = frame.turn >= 0 ? game.turns[frame.turn] : null;
       button.textContent = frame.label;
       var title = (frame.opening ? 'opening move ' : 'move ') + f + ': ' + self.colours[frame.mover - 1] + ' ' + frame.label;
@@ -95,9 +96,36 @@
       self.list.appendChild(li);
       return button;
     });
+    // The list is one tab stop (the current move); arrow keys, Home and
+    // End move inside it and show the move they reach.
+    this.list.addEventListener('keydown', function (e) {
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      var i = self.items.indexOf(e.target);
+      var last = self.items.length - 1;
+      if (i < 1) return;
+      var next;
+      if (e.key === 'ArrowRight' || e.key === 'ArrowDown') next = Math.min(last, i + 1);
+      else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') next = Math.max(1, i - 1);
+      else if (e.key === 'Home') next = 1;
+      else if (e.key === 'End') next = last;
+      else return;
+      e.preventDefault();
+      e.stopPropagation();
+      if (viewer.stop) viewer.stop();
+      viewer.go(next);
+      self.focusMove(next);
+    });
     root.appendChild(this.list);
     this.root = root;
   }
+
+  // Makes move `f` the list's tab stop and focuses it.
+  Leg.prototype.focusMove = function (f) {
+    var button = this.items[Math.max(1, Math.min(f, this.items.length - 1))];
+    if (!button) return;
+    this.items.forEach(function (b) { if (b) b.tabIndex = b === button ? 0 : -1; });
+    button.focus();
+  };
 
   Leg.prototype.drawOthello = function () {
     var size = this.built.size;
@@ -218,8 +246,10 @@
     this.root.dataset.frame = String(index);
     this.root.dataset.atEnd = String(index === this.frames.length - 1);
     this.board.svg.setAttribute('aria-label', 'Game ' + (Number(this.root.dataset.leg) + 1) + ', ' + moveText + '. ' + this.discs.textContent);
+    var stop = Math.max(1, index);
     this.items.forEach(function (button, i) {
       if (!button) return;
+      button.tabIndex = i === stop ? 0 : -1;
       if (i === index) {
         button.setAttribute('aria-current', 'step');
         // Keep the current move visible inside the list without moving the page.
@@ -251,7 +281,7 @@
       return b;
     }
     button('First position', '|◀ First', function () { self.stop(); self.go(0); }, 'ctl-start');
-    button('Previous move (←)', '◀ Back', function () { self.stop(); self.go(self.pos - 1); }, 'ctl-back');
+    button('Back one move (←)', '◀ Back', function () { self.stop(); self.go(self.pos - 1); }, 'ctl-back');
     this.playButton = button('Play', '▶ Play', function () { self.toggle(); }, 'ctl-play');
     button('Next move (→)', 'Next ▶', function () { self.stop(); self.go(self.pos + 1); }, 'ctl-forward');
     button('Last position', 'Last ▶|', function () { self.stop(); self.go(self.max); }, 'ctl-end');
@@ -310,6 +340,8 @@
     this.playButton.textContent = '⏸ Pause';
     this.playButton.setAttribute('aria-label', 'Pause');
     this.playButton.title = 'Pause';
+    // While it plays, the position is not read out at every move.
+    this.position.setAttribute('aria-live', 'off');
     this.timer = window.setInterval(function () { self.go(self.pos + 1); }, this.delay);
   };
 
@@ -319,6 +351,7 @@
     this.playButton.textContent = '▶ Play';
     this.playButton.setAttribute('aria-label', 'Play');
     this.playButton.title = 'Play';
+    this.position.setAttribute('aria-live', 'polite');
   };
 
   Viewer.prototype.toggle = function () {
@@ -386,6 +419,8 @@
   function start() {
     var root = document.getElementById('replay');
     if (!root || !window.ArbiterGames) return;
+    // Said only while scripts run: without them the page says what to do.
+    root.appendChild(el('p', { class: 'muted', id: 'replay-loading' }, 'Loading the replay…'));
     fetch(root.dataset.replay, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
       .then(function (response) {
         if (!response.ok) throw new Error('the replay could not be loaded (HTTP ' + response.status + ')');

@@ -5,7 +5,9 @@
 // - the upload form posts the module, then follows the check by polling
 //   /api/versions/{id} and shows the verdict (reason and stderr on rejection);
 // - a running match follows /api/events?match=ID (server-sent events);
-// - a leaderboard refreshes its rows every few seconds.
+// - a leaderboard refreshes its rows every few seconds;
+// - a box that scrolls sideways (code, a wide table) becomes a named tab
+//   stop, so it can be scrolled from the keyboard.
 //
 // Text from the server is only ever put into the page with textContent; the
 // one exception, the leaderboard rows, is HTML the server rendered and
@@ -185,7 +187,30 @@
     });
   }
 
+  // Typing the name of one's own bot ticks its ladders, unless the ladders
+  // were already ticked by hand.
+  function tickBotLadders(form) {
+    var name = form.querySelector('#bot-name');
+    var boxes = form.querySelectorAll('input[name="ladders"]');
+    var byHand = false;
+    Array.prototype.forEach.call(boxes, function (box) {
+      box.addEventListener('change', function () { byHand = true; });
+    });
+    if (!name) return;
+    name.addEventListener('input', function () {
+      if (byHand) return;
+      var typed = name.value.trim().toLowerCase();
+      var bot = Array.prototype.find.call(form.querySelectorAll('#my-bots option'), function (o) {
+        return o.value.toLowerCase() === typed;
+      });
+      if (!bot) return;
+      var ladders = (bot.dataset.ladders || '').split(' ').filter(Boolean);
+      Array.prototype.forEach.call(boxes, function (box) { box.checked = ladders.indexOf(box.value) >= 0; });
+    });
+  }
+
   function enhanceUpload(form) {
+    tickBotLadders(form);
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       clearError(form);
@@ -225,6 +250,9 @@
 
   // --- A running match: live moves over server-sent events. -----------------
 
+  // The shortest time between two announcements of #live-status.
+  var ANNOUNCE_MS = 5000;
+
   // The live boards, when the page carries the replay so far and the
   // replay viewer is loaded.
   function liveBoards() {
@@ -248,6 +276,44 @@
     else window.addEventListener('load', board);
     var list = document.getElementById('live-moves');
     var status = document.getElementById('live-status');
+    // #live-status (role=status) is read out by screen readers: it says
+    // when the match starts, when a game ends and when the match ends,
+    // never more than once every ANNOUNCE_MS. The running count of turns or
+    // ticks goes to #live-progress, which is shown but not announced.
+    var progress = document.getElementById('live-progress');
+    var announced = 0;
+    var pendingAnnouncement = null;
+    var announceTimer = null;
+    function announce(text, now) {
+      var wait = ANNOUNCE_MS - (Date.now() - announced);
+      if (now || wait <= 0) {
+        if (announceTimer) window.clearTimeout(announceTimer);
+        announceTimer = null;
+        pendingAnnouncement = null;
+        announced = Date.now();
+        if (status.textContent !== text) status.textContent = text;
+        section.dataset.announcements = String(Number(section.dataset.announcements || '0') + 1);
+        return;
+      }
+      pendingAnnouncement = text;
+      if (!announceTimer) {
+        announceTimer = window.setTimeout(function () {
+          announceTimer = null;
+          if (pendingAnnouncement !== null) announce(pendingAnnouncement, true);
+        }, wait);
+      }
+    }
+    function showProgress(text) {
+      if (progress) progress.textContent = text;
+    }
+    var currentGame = 0;
+    // A turn or tick of game `game` (0 or 1): says once that game 1 ended.
+    function inGame(game) {
+      if (game > currentGame) {
+        currentGame = game;
+        announce('Game ' + game + ' is over; game ' + (game + 1) + ' is being played.');
+      }
+    }
     var statusUrl = section.dataset.statusUrl;
     var done = false;
     var source = null;
@@ -257,13 +323,13 @@
       if (done) return;
       done = true;
       if (source) source.close();
-      status.textContent = 'Finished: loading the result…';
+      announce('Finished: loading the result…', true);
       window.setTimeout(function () { window.location.reload(); }, 600);
     }
 
     // The header's status badge follows the match once it starts.
     function running() {
-      if (count === 0) status.textContent = 'Being played…';
+      if (count === 0) announce('Being played…');
       var badge = document.querySelector('#match-score .status');
       if (badge && badge.textContent !== 'running') {
         badge.textContent = 'running';
@@ -302,7 +368,8 @@
         li.textContent = text;
         list.appendChild(li);
         while (list.children.length > 400) list.removeChild(list.firstChild);
-        status.textContent = 'Being played: ' + count + ' turn' + (count === 1 ? '' : 's') + ' so far.';
+        inGame(game);
+        showProgress(count + ' turn' + (count === 1 ? '' : 's') + ' so far (game ' + (game + 1) + ').');
         section.dataset.turns = String(count);
       });
       // Skirmish: the tick, and every few ticks the map (skirmish.js).
@@ -311,7 +378,8 @@
         try { tick = JSON.parse(event.data); } catch (e) { return; }
         count += 1;
         if (count === 1) running();
-        status.textContent = 'Being played: game ' + (Number(tick.game) + 1) + ', tick ' + tick.tick + '.';
+        inGame(Number(tick.game));
+        showProgress('Game ' + (Number(tick.game) + 1) + ', tick ' + tick.tick + '.');
         section.dataset.tick = String(tick.tick);
         if (tick.state && window.ArbiterSkirmishLive) window.ArbiterSkirmishLive(section, tick.state);
       });
@@ -338,6 +406,7 @@
         })
         .then(function (html) {
           body.innerHTML = html; // rendered and escaped by the server
+          scrollBoxes();
           refreshes += 1;
           table.dataset.refreshes = String(refreshes);
         })
@@ -360,6 +429,43 @@
     });
   }
 
+  // --- Boxes that scroll sideways (code, wide tables). ---------------------
+
+  // A box whose content is wider than it is can be scrolled from the
+  // keyboard: it is a tab stop with a name (the region's label, a table's
+  // caption, or "Code"). When it fits, it is no tab stop at all.
+  function scrollBoxes() {
+    var boxes = document.querySelectorAll('pre, .table-wrap, .scroll-box');
+    Array.prototype.forEach.call(boxes, function (box) {
+      if (box.hasAttribute('data-never-focus')) return;
+      var scrolls = box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
+      if (scrolls) {
+        box.setAttribute('tabindex', '0');
+        if (!box.getAttribute('role')) box.setAttribute('role', 'region');
+        if (!box.getAttribute('aria-label') && !box.getAttribute('aria-labelledby')) {
+          var caption = box.querySelector('caption');
+          box.setAttribute('aria-label', caption ? caption.textContent.trim() : 'Code');
+        }
+        box.dataset.scrolls = 'true';
+      } else if (box.dataset.scrolls === 'true' || box.getAttribute('tabindex') === '0') {
+        box.removeAttribute('tabindex');
+        box.dataset.scrolls = 'false';
+      }
+    });
+  }
+
+  function watchScrollBoxes() {
+    scrollBoxes();
+    var pending = false;
+    window.addEventListener('resize', function () {
+      if (pending) return;
+      pending = true;
+      window.setTimeout(function () { pending = false; scrollBoxes(); }, 200);
+    });
+    // <details> open and close; tables refresh: check again.
+    document.addEventListener('toggle', scrollBoxes, true);
+  }
+
   function init() {
     Array.prototype.forEach.call(document.querySelectorAll('form[data-api]'), enhanceApiForm);
     var upload = document.getElementById('upload-form');
@@ -368,9 +474,10 @@
     if (live && live.dataset.events) followMatch(live);
     Array.prototype.forEach.call(document.querySelectorAll('table[data-refresh]'), refreshTable);
     Array.prototype.forEach.call(document.querySelectorAll('button[data-copy]'), copyButton);
+    watchScrollBoxes();
   }
 
-  window.Arbiter = { api: api, csrf: csrf };
+  window.Arbiter = { api: api, csrf: csrf, scrollBoxes: scrollBoxes };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
   else init();
 })();

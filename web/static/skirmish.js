@@ -5,7 +5,9 @@
 // (data-verified="ok"), and draws both sides, or one side's view with the
 // fog of war, with a timeline scrubber and graphs of resources and army.
 //
-// Keys (when the viewer has focus): ← → step, Home/End, Space plays.
+// Keys: ← → step (outside form fields); Home/End and Space (plays or
+// pauses) while focus is in the viewer but not on a control: there Space
+// and Enter press the focused button, and the view list keeps its keys.
 // While the match is being played, site.js follows it and hands every
 // map it receives to ArbiterSkirmishLive.
 (function () {
@@ -181,21 +183,33 @@
     root.appendChild(this.canvas);
     this.graph = el('canvas', { class: 'skirmish-graph', role: 'img', 'aria-label': 'Resources and army of each side over time', width: '560', height: '160' });
     root.appendChild(this.graph);
-    root.setAttribute('tabindex', '0');
-    root.addEventListener('keydown', function (e) {
-      if (e.key === 'ArrowRight') { self.stop(); self.go(self.tick + 1); }
-      else if (e.key === 'ArrowLeft') { self.stop(); self.go(self.tick - 1); }
-      else if (e.key === 'Home') { self.stop(); self.go(0); }
-      else if (e.key === 'End') { self.stop(); self.go(Infinity); }
-      else if (e.key === ' ') self.toggle();
-      else return;
-      e.preventDefault();
-    });
+    // Keys act on the focused control first (Space or Enter presses a
+    // button, the view list and the timeline keep their own keys); the
+    // viewer's own keys work from anywhere else in it, and the arrows from
+    // anywhere on the page outside form fields. The viewer itself is no
+    // tab stop: its controls are.
+    root.addEventListener('keydown', function (e) { self.key(e, true); });
+    document.addEventListener('keydown', function (e) { if (!root.contains(e.target)) self.key(e, false); });
   }
+
+  Viewer.prototype.key = function (e, inside) {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
+    var tag = e.target && e.target.tagName;
+    if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') return;
+    if (tag === 'BUTTON' && (e.key === ' ' || e.key === 'Enter')) return;
+    if (e.key === 'ArrowRight') { this.stop(); this.go(this.tick + 1); }
+    else if (e.key === 'ArrowLeft') { this.stop(); this.go(this.tick - 1); }
+    else if (inside && e.key === 'Home') { this.stop(); this.go(0); }
+    else if (inside && e.key === 'End') { this.stop(); this.go(Infinity); }
+    else if (inside && e.key === ' ') this.toggle();
+    else return;
+    e.preventDefault();
+  };
 
   Viewer.prototype.load = function () {
     var self = this;
     var count = Number(this.root.dataset.games || '2');
+    this.caption.textContent = 'Loading the game…';
     var loads = [];
     for (var i = 0; i < count; i++) {
       loads.push(fetch(this.url + '?game=' + (i + 1)).then(function (r) {
@@ -239,6 +253,9 @@
     var game = this.games[this.index];
     if (this.tick >= game.last) this.go(0);
     this.playButton.textContent = '❚❚ Pause';
+    this.playButton.setAttribute('aria-label', 'Pause');
+    // While it plays, the caption is not read out at every tick.
+    this.caption.setAttribute('aria-live', 'off');
     this.timer = setInterval(function () {
       if (self.tick >= game.last) { self.stop(); return; }
       self.go(self.tick + 5);
@@ -249,6 +266,8 @@
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.playButton.textContent = '▶ Play';
+    this.playButton.setAttribute('aria-label', 'Play');
+    this.caption.setAttribute('aria-live', 'polite');
   };
 
   // The state as the page shows it now: what the chosen side sees, or all.

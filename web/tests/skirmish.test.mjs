@@ -97,6 +97,47 @@ test('the fog of war hides the enemy a side cannot see, and the timeline steps',
   await screenshot(page, 'skirmish-early');
 });
 
+test('the viewer by keyboard: keys act on the focused control', async () => {
+  await page.goto(`/matches/${matchId}`);
+  await page.locator('#skirmish[data-verified="ok"]').waitFor({ timeout: 60_000 });
+  const viewer = page.locator('#skirmish');
+  const play = page.locator('.ctl-play');
+  assert.equal(await viewer.getAttribute('tabindex'), null, 'the viewer itself is no tab stop');
+
+  // Tab to "Game 2" and press Space: it shows game 2, nothing plays.
+  await page.locator('.ctl-game-1').focus();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Game 2');
+  await page.keyboard.press('Space');
+  await page.locator('#skirmish[data-game="2"]').waitFor();
+  assert.equal(await page.locator('.ctl-game-2').getAttribute('aria-pressed'), 'true');
+  assert.equal(await play.getAttribute('aria-label'), 'Play', 'Space on "Game 2" did not start playback');
+  const tick = await viewer.getAttribute('data-tick');
+  // Enter on "Game 1" switches back.
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Enter');
+  await page.locator('#skirmish[data-game="1"]').waitFor();
+
+  // Space in the view list acts on the list, not on playback.
+  await page.locator('.ctl-fog').focus();
+  await page.keyboard.press('Space');
+  await page.keyboard.press('Escape');
+  assert.equal(await play.getAttribute('aria-label'), 'Play', 'Space in the view list did not start playback');
+  assert.equal(await viewer.getAttribute('data-tick'), tick);
+  await page.keyboard.press('ArrowDown');
+  await page.locator('#skirmish[data-fog="1"]').waitFor();
+
+  // The Play button is named by its state.
+  await play.focus();
+  await page.keyboard.press('Space');
+  assert.equal(await play.getAttribute('aria-label'), 'Pause');
+  assert.match(await play.innerText(), /Pause/);
+  await page.keyboard.press('Space');
+  assert.equal(await play.getAttribute('aria-label'), 'Play');
+  assert.match(await play.innerText(), /Play/);
+  await page.locator('.ctl-fog').selectOption('0');
+});
+
 test('a running skirmish match is drawn live', async () => {
   // House matches run back to back; one may end before its page shows it
   // live: try the next running one.
@@ -122,7 +163,9 @@ test('a running skirmish match is drawn live', async () => {
 });
 
 test('the training data downloads as JSON lines', async () => {
-  await page.goto(`/matches/${matchId}`);
+  // The live page of the test before may reload itself as its match ends,
+  // aborting a navigation that starts at that moment: then go again.
+  await page.goto(`/matches/${matchId}`).catch(() => page.goto(`/matches/${matchId}`));
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-jsonl').click()]);
   const text = fs.readFileSync(await download.path(), 'utf8');
   const lines = text.trim().split('\n').map((l) => JSON.parse(l));

@@ -197,3 +197,70 @@ export function silentBotWasm(stderr) {
     ...section(11, data),
   ]);
 }
+
+// --- Accessibility checks. ---------------------------------------------------
+
+// axe-core's own script (npm `axe-core`, locked in web/package-lock.json).
+export const AXE_SOURCE = fs.readFileSync(path.join(WEB, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+// The WCAG 2.1 A and AA rules of axe-core.
+export const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+// Runs axe-core on the page as it is now (the source is injected with
+// evaluate, so the site's Content-Security-Policy does not apply to it) and
+// returns its violations as short, readable lines.
+export async function axeViolations(page) {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async (tags) => {
+    const result = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')}: ${n.failureSummary.replace(/\s+/g, ' ').slice(0, 200)}`),
+      count: v.nodes.length,
+    }));
+  }, WCAG_TAGS);
+  return violations.map((v) => `${v.id} (${v.impact}, ${v.count}×): ${v.help}\n    ${v.nodes.join('\n    ')}`);
+}
+
+// Every tab stop of the page in order, found by pressing Tab from the top
+// until focus leaves the page or comes back round: each with its tag, its
+// accessible name (as far as the page can tell) and whether a focus ring
+// shows (an outline or box shadow while focused).
+export async function tabStops(page, { limit = 300 } = {}) {
+  await page.evaluate(() => {
+    if (document.activeElement && document.activeElement !== document.body) document.activeElement.blur();
+    window.scrollTo(0, 0);
+  });
+  // Start before the first element of the page.
+  await page.locator('body').evaluate((body) => {
+    const start = document.createElement('span');
+    start.id = 'tab-start';
+    start.tabIndex = -1;
+    body.prepend(start);
+    start.focus();
+  });
+  const stops = [];
+  let first = null;
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    const stop = await page.evaluate(() => {
+      const e = document.activeElement;
+      if (!e || e === document.body || e.id === 'tab-start') return null;
+      if (!e.dataset.tabStop) e.dataset.tabStop = String(Math.random()).slice(2);
+      const style = getComputedStyle(e);
+      const ring = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || (style.boxShadow && style.boxShadow !== 'none');
+      const labels = e.labels && e.labels.length ? [...e.labels].map((l) => l.textContent).join(' ') : '';
+      const labelledBy = (e.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean)
+        .map((id) => document.getElementById(id)?.textContent || '').join(' ');
+      const name = (e.getAttribute('aria-label') || labelledBy || labels || e.getAttribute('title') || e.textContent || e.value || '').trim();
+      return { key: e.dataset.tabStop, tag: e.tagName.toLowerCase(), id: e.id, cls: e.className, name, ring };
+    });
+    if (!stop || stop.key === first) break;
+    if (first === null) first = stop.key;
+    stops.push(stop);
+  }
+  await page.evaluate(() => document.getElementById('tab-start')?.remove());
+  return stops;
+}

@@ -6,12 +6,17 @@
 use super::view::{self, When};
 use super::{Nav, SiteResult, Viewer, render};
 use crate::server::AppState;
+use arbiter_ladder::auth;
 use arbiter_ladder::bots;
+use arbiter_ladder::challenges::ChallengeRequest;
 use arbiter_ladder::ladders;
 use arbiter_ladder::model::UserId;
 use askama::Template;
 use axum::extract::{Query, State};
+use axum::http::header::{CACHE_CONTROL, SET_COOKIE};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Redirect};
+use axum_extra::extract::CookieJar;
 
 /// A ladder a form offers.
 struct LadderOption {
@@ -126,13 +131,34 @@ struct AccountPage {
     token: Option<String>,
 }
 
-/// `GET /account`.
-pub async fn account(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
-    account_page(&state, &viewer, None).await
+/// `GET /account`. Right after `POST /account/token` it shows the new
+/// token (handed over in a short-lived cookie, checked to be the viewer's)
+/// once: the answer clears the cookie and is not stored by the browser.
+pub async fn account(State(state): State<AppState>, viewer: Viewer, headers: HeaderMap) -> SiteResult {
+    let handed_over = CookieJar::from_headers(&headers)
+        .get(super::forms::NEW_TOKEN_COOKIE)
+        .map(|cookie| cookie.value().to_owned())
+        .filter(|value| !value.is_empty());
+    let Some(handed_over) = handed_over else {
+        return account_page(&state, &viewer, None).await;
+    };
+    let mine = match &viewer.caller {
+        Some(caller) => auth::caller_by_token(&state.core.db, &handed_over)
+            .await
+            .is_ok_and(|owner| owner.user_id == caller.user_id),
+        None => false,
+    };
+    let mut page = account_page(&state, &viewer, mine.then_some(handed_over)).await?;
+    let answer = page.headers_mut();
+    answer.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Some(clear) = super::forms::new_token_cookie("", 0, state.config.secure_cookies) {
+        answer.append(SET_COOKIE, clear);
+    }
+    Ok(page)
 }
 
 /// The account page, showing `token` when one was just issued.
-pub(super) async fn account_page(state: &AppState, viewer: &Viewer, token: Option<String>) -> SiteResult {
+async fn account_page(state: &AppState, viewer: &Viewer, token: Option<String>) -> SiteResult {
     let Some(caller) = viewer.caller.clone() else {
         return sign_in_first(viewer);
     };
@@ -162,9 +188,13 @@ struct UploadPage {
     nav: Nav,
     title: String,
     ladders: Vec<LadderOption>,
-    my_bots: Vec<String>,
+    /// The viewer's bots, each with the ladders of its newest version
+    /// (`site.js` ticks them when the name is typed).
+    my_bots: Vec<(String, String)>,
     name: String,
     max_mib: usize,
+    /// Why the last upload was refused (the form shown again).
+    error: Option<String>,
 }
 
 /// `?bot=` preselects the bot a new version is for.
@@ -173,23 +203,62 @@ pub struct UploadQuery {
     bot: Option<String>,
 }
 
-/// `GET /upload`.
+/// `GET /upload`: with `?bot=NAME` of one's own bot, its name is filled in
+/// and its ladders ticked.
 pub async fn upload(State(state): State<AppState>, viewer: Viewer, Query(query): Query<UploadQuery>) -> SiteResult {
+    let name = query.bot.unwrap_or_default();
+    upload_page(&state, &viewer, &name, None, None).await
+}
+
+/// The upload form for `viewer`: `name` filled in; `sent` ladders ticked, or
+/// (`None`) the ladders of the viewer's bot called `name`; `error` shown.
+pub(super) async fn upload_page(
+    state: &AppState,
+    viewer: &Viewer,
+    name: &str,
+    sent: Option<&[String]>,
+    error: Option<String>,
+) -> SiteResult {
     let Some(caller) = viewer.caller.clone() else {
-        return sign_in_first(&viewer);
+        return sign_in_first(viewer);
     };
-    let my_bots: Vec<String> = bots::owned_by(&state.core.db, UserId(caller.user_id))
-        .await?
-        .into_iter()
-        .map(|bot| bot.name)
-        .collect();
+    let db = &state.core.db;
+    let mut my_bots = Vec::new();
+    for bot in bots::owned_by(db, UserId(caller.user_id)).await? {
+        let ladders = match bots::by_name(db, &bot.name).await? {
+            Some(found) => bots::versions_with_ratings(db, found.id, found.owner_id, Some(found.owner_id))
+                .await?
+                .into_iter()
+                .next()
+                .map(|newest| newest.version.ladders)
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        my_bots.push((bot.name, ladders));
+    }
+    let ticked: Vec<String> = match sent {
+        Some(sent) => sent
+            .iter()
+            .map(|ladder| ladders::parse(ladder).map_or_else(|_| ladder.clone(), ladders::name))
+            .collect(),
+        None => my_bots
+            .iter()
+            .find(|(bot, _)| !name.is_empty() && bot.eq_ignore_ascii_case(name))
+            .map(|(_, ladders)| ladders.clone())
+            .unwrap_or_default(),
+    };
+    let ticked: Vec<&str> = ticked.iter().map(String::as_str).collect();
     Ok(render(&UploadPage {
         nav: viewer.nav("upload"),
         title: "Upload a bot".into(),
-        ladders: ladder_options(&[]),
-        my_bots,
-        name: query.bot.unwrap_or_default(),
+        ladders: ladder_options(&ticked),
+        my_bots: my_bots
+            .into_iter()
+            .map(|(bot, ladders)| (bot, ladders.join(" ")))
+            .collect(),
+        name: name.to_owned(),
         max_mib: state.config.max_upload_bytes.div_ceil(1024 * 1024),
+        error,
     }))
 }
 
@@ -199,12 +268,18 @@ struct ChallengePage {
     nav: Nav,
     title: String,
     my_bots: Vec<String>,
+    /// The bot chosen before (the form shown again).
+    bot: String,
     opponents: Vec<String>,
     opponent: String,
     ladders: Vec<LadderOption>,
     /// The longer time controls challenges may ask for, with the ladders
     /// that offer each.
     times: Vec<(String, String)>,
+    /// The time control chosen (`ladder` or `MOVE_MS/BANK_MS`).
+    time: String,
+    /// Why the last challenge was refused (the form shown again).
+    error: Option<String>,
 }
 
 /// Every longer time control a challenge may ask for, as `MOVE_MS/BANK_MS`
@@ -242,8 +317,25 @@ pub async fn challenge(
     viewer: Viewer,
     Query(query): Query<ChallengeQuery>,
 ) -> SiteResult {
+    let request = ChallengeRequest {
+        bot: String::new(),
+        opponent: query.opponent.unwrap_or_default(),
+        ladder: query.ladder.unwrap_or_else(|| "othello:std".into()),
+        time: None,
+    };
+    challenge_page(&state, &viewer, &request, None).await
+}
+
+/// The challenge form for `viewer`, filled in as `request` (an empty `bot`
+/// picks none), with `error` shown.
+pub(super) async fn challenge_page(
+    state: &AppState,
+    viewer: &Viewer,
+    request: &ChallengeRequest,
+    error: Option<String>,
+) -> SiteResult {
     let Some(caller) = viewer.caller.clone() else {
-        return sign_in_first(&viewer);
+        return sign_in_first(viewer);
     };
     let my_bots: Vec<String> = bots::owned_by(&state.core.db, UserId(caller.user_id))
         .await?
@@ -251,15 +343,17 @@ pub async fn challenge(
         .filter(|bot| bot.plays())
         .map(|bot| bot.name)
         .collect();
-    let ladder = query.ladder.unwrap_or_else(|| "othello:std".into());
     Ok(render(&ChallengePage {
         nav: viewer.nav("challenge"),
         title: "Challenge a bot".into(),
         my_bots,
+        bot: request.bot.clone(),
         opponents: bots::active_names(&state.core.db).await?,
-        opponent: query.opponent.unwrap_or_default(),
-        ladders: ladder_options(&[ladder.as_str()]),
+        opponent: request.opponent.clone(),
+        ladders: ladder_options(&[request.ladder.as_str()]),
+        time: request.time.clone().unwrap_or_else(|| "ladder".into()),
         times: longer_time_controls(),
+        error,
     }))
 }
 

@@ -7,10 +7,14 @@
 //! |---|---|---|
 //! | sign up, sign in | `POST /signup`, `POST /signin` | the `next` page, signed in |
 //! | sign out | `POST /signout` | `/` |
-//! | new API token | `POST /account/token` | the account page showing it once |
+//! | new API token | `POST /account/token` | `/account`, showing it once |
 //! | upload | `POST /upload` (multipart) | the bot's page, version `checking` |
 //! | challenge | `POST /challenge` | the match's page |
 //! | tournament | `POST /tournaments` | the tournament's page |
+//!
+//! A refused upload or challenge shows its form again (same URL, the
+//! error's status) with the message and what was sent, rather than a bare
+//! error page.
 //!
 //! CSRF: a signed-in form carries the session's token in a hidden `csrf`
 //! field. The sign-up and sign-in forms come before any session, so their
@@ -18,12 +22,12 @@
 //! `SameSite=Strict` cookie (a double-submit token). On top of both, the
 //! application refuses unsafe requests a browser marks as cross-site.
 
-use super::account::{account_page, sign_in_first, sign_page};
-use super::{SiteError, Viewer};
+use super::account::{challenge_page, sign_in_first, sign_page, upload_page};
+use super::{SiteError, SiteResult, Viewer};
 use crate::error::ApiError;
 use crate::extract::{ClientIp, SessionCookie, session_secret};
 use crate::server::AppState;
-use crate::upload_form::read_upload;
+use crate::upload_form::{UploadForm, read_upload};
 use arbiter_ladder::accounts::{self, Credentials};
 use arbiter_ladder::auth::{self, Caller, end_session, issue_api_token, same_secret};
 use arbiter_ladder::challenges::{self, ChallengeRequest};
@@ -323,8 +327,27 @@ pub async fn sign_out(
     (SessionCookie::clear(state.config.secure_cookies), see_other("/")).into_response()
 }
 
-/// `POST /account/token`: a new API token, shown once on the account page
-/// (answered directly, not redirected, so it is never in a URL or history).
+/// The cookie that carries a token just issued from `POST /account/token`
+/// to the account page, which shows it once and clears it.
+pub const NEW_TOKEN_COOKIE: &str = "arbiter_new_token";
+
+/// How long the account page may take to pick a new token up, in seconds.
+const NEW_TOKEN_SECONDS: u64 = 300;
+
+/// `Set-Cookie` for [`NEW_TOKEN_COOKIE`]: `value` for `max_age` seconds
+/// (0 clears it), only ever sent back to `/account`.
+pub(super) fn new_token_cookie(value: &str, max_age: u64, secure: bool) -> Option<HeaderValue> {
+    let secure = if secure { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{NEW_TOKEN_COOKIE}={value}; Path=/account; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}"
+    ))
+    .ok()
+}
+
+/// `POST /account/token`: a new API token, then `303 See Other` to the
+/// account page (POST-redirect-GET), which shows it once. The token travels
+/// in a short-lived cookie only `/account` receives, never in a URL, so a
+/// reload of the account page neither shows it again nor issues another.
 pub async fn issue_token(
     State(state): State<AppState>,
     viewer: Viewer,
@@ -334,22 +357,61 @@ pub async fn issue_token(
     let token = issue_api_token(&state.core.db, caller.user_id)
         .await
         .map_err(SiteError::from)?;
-    let page = account_page(&state, &viewer, Some(token)).await?;
-    Ok((no_store(), page).into_response())
+    let cookie = new_token_cookie(&token, NEW_TOKEN_SECONDS, state.config.secure_cookies).ok_or_else(|| {
+        SiteError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the new token could not be handed over",
+        )
+    })?;
+    Ok(([(SET_COOKIE, cookie)], no_store(), see_other("/account")).into_response())
 }
 
 /// `POST /upload` (multipart, as the API's): 303 to the bot's page, where
-/// the new version shows as `checking` until its check ends.
+/// the new version shows as `checking` until its check ends. A refused
+/// upload (no ladder ticked, a bad name or module) shows the upload form
+/// again with the message, the name and the ladders as they were sent (a
+/// browser never lets a page fill in a file field: the file is chosen again).
 pub async fn upload(State(state): State<AppState>, viewer: Viewer, form: Multipart) -> FormResult {
     let back = "/upload";
-    let form = read_upload(form, state.config.max_upload_bytes)
-        .await
-        .map_err(|e| SiteError::from(e).back_to(back))?;
+    let form = match read_upload(form, state.config.max_upload_bytes).await {
+        Ok(form) => form,
+        Err(error) => {
+            let error = SiteError::from(error);
+            return Ok(upload_again(&state, &viewer, &UploadForm::default(), error).await?);
+        }
+    };
     let caller = session_caller(&viewer, form.csrf.as_deref(), back)?;
-    let uploaded = uploads::upload(&state.core, caller.user_id, form.upload)
-        .await
-        .map_err(|e| SiteError::from(e).back_to(back))?;
-    Ok(see_other(&format!("/bots/{}", uploaded.name)))
+    let sent = UploadForm {
+        upload: arbiter_ladder::uploads::Upload {
+            name: form.upload.name.clone(),
+            ladders: form.upload.ladders.clone(),
+            module: None,
+        },
+        csrf: None,
+    };
+    match uploads::upload(&state.core, caller.user_id, form.upload).await {
+        Ok(uploaded) => Ok(see_other(&format!("/bots/{}", uploaded.name))),
+        Err(error) => Ok(upload_again(&state, &viewer, &sent, SiteError::from(error)).await?),
+    }
+}
+
+/// The upload form again, with `error`'s message and status, filled in as
+/// `sent`; a server error stays an error page.
+async fn upload_again(state: &AppState, viewer: &Viewer, sent: &UploadForm, error: SiteError) -> SiteResult {
+    if error.status().is_server_error() || viewer.caller.is_none() {
+        return Err(error.back_to("/upload"));
+    }
+    let name = sent.upload.name.clone().unwrap_or_default();
+    let mut page = upload_page(
+        state,
+        viewer,
+        &name,
+        Some(&sent.upload.ladders),
+        Some(error.message().to_owned()),
+    )
+    .await?;
+    *page.status_mut() = error.status();
+    Ok(page)
 }
 
 /// The challenge form.
@@ -361,7 +423,9 @@ pub struct ChallengeForm {
     csrf: Option<String>,
 }
 
-/// `POST /challenge`: 303 to the match's page, to watch it live.
+/// `POST /challenge`: 303 to the match's page, to watch it live. A refused
+/// challenge (an unknown opponent, a ladder the bots do not share) shows
+/// the form again with the message and what was chosen.
 pub async fn challenge(
     State(state): State<AppState>,
     viewer: Viewer,
@@ -369,10 +433,18 @@ pub async fn challenge(
 ) -> FormResult {
     let back = "/challenge";
     let caller = session_caller(&viewer, form.csrf.as_deref(), back)?;
-    let id = challenges::create(&state.core, caller.user_id, &form.request)
-        .await
-        .map_err(|e| SiteError::from(e).back_to(back))?;
-    Ok(see_other(&format!("/matches/{id}")))
+    match challenges::create(&state.core, caller.user_id, &form.request).await {
+        Ok(id) => Ok(see_other(&format!("/matches/{id}"))),
+        Err(error) => {
+            let error = SiteError::from(error);
+            if error.status().is_server_error() {
+                return Err(error.back_to(back).into());
+            }
+            let mut page = challenge_page(&state, &viewer, &form.request, Some(error.message().to_owned())).await?;
+            *page.status_mut() = error.status();
+            Ok(page)
+        }
+    }
 }
 
 /// The tournament form: `bots` is one field of names separated by commas

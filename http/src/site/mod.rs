@@ -58,6 +58,7 @@ use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
 
 /// The site's routes (everything outside `/api`), with an HTML 404 page as
 /// the fallback; an upload form may be `upload_limit` bytes.
@@ -84,7 +85,53 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
         .route("/guide", get(guide::guide))
         .route("/static/{file}", get(assets::serve))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn(error_pages_know_the_viewer))
         .layer(axum::middleware::from_fn(security_headers))
+}
+
+/// Where the [`Viewer`] extractor leaves who is looking, so an error page
+/// made after it (a [`SiteError`] knows no request) can show the same
+/// signed-in header as every other page.
+#[derive(Clone, Default)]
+struct ViewerSlot(Arc<Mutex<Option<Viewer>>>);
+
+/// What an error page says, kept on its response so
+/// [`error_pages_know_the_viewer`] can render it again for the viewer.
+#[derive(Clone, Debug)]
+struct ErrorPageText {
+    title: String,
+    message: String,
+    back: Option<String>,
+}
+
+/// Renders a [`SiteError`]'s page again with the header of the viewer the
+/// handler saw (signed in or not), keeping its status and headers.
+async fn error_pages_know_the_viewer(mut request: Request, next: Next) -> Response {
+    let slot = ViewerSlot::default();
+    request.extensions_mut().insert(slot.clone());
+    let mut response = next.run(request).await;
+    let Some(text) = response.extensions_mut().remove::<ErrorPageText>() else {
+        return response;
+    };
+    let viewer = slot.0.lock().ok().and_then(|mut seen| seen.take());
+    let Some(viewer) = viewer.filter(|v| v.caller.is_some()) else {
+        return response;
+    };
+    let status = response.status();
+    let page = ErrorPage {
+        nav: viewer.nav(""),
+        title: text.title,
+        status: status.as_u16(),
+        message: text.message,
+        back: text.back,
+    };
+    let (mut parts, _) = response.into_parts();
+    let (rendered, body) = render(&page).into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    if let Some(kind) = rendered.headers.get(header::CONTENT_TYPE) {
+        parts.headers.insert(header::CONTENT_TYPE, kind.clone());
+    }
+    Response::from_parts(parts, body)
 }
 
 /// The policy every page is served with: scripts, styles and requests go
@@ -134,7 +181,13 @@ impl FromRequestParts<AppState> for Viewer {
             .uri
             .path_and_query()
             .map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned());
-        Ok(Viewer { caller, path })
+        let viewer = Viewer { caller, path };
+        if let Some(slot) = parts.extensions.get::<ViewerSlot>()
+            && let Ok(mut seen) = slot.0.lock()
+        {
+            *seen = Some(viewer.clone());
+        }
+        Ok(viewer)
     }
 }
 
@@ -181,7 +234,8 @@ pub struct Nav {
     pub asset_version: &'static str,
 }
 
-/// A page that could not be shown: an HTML error page with a status.
+/// A page that could not be shown: an HTML error page with a status (and,
+/// on the site's routes, the header of whoever is signed in).
 #[derive(Debug)]
 pub struct SiteError {
     status: StatusCode,
@@ -207,6 +261,11 @@ impl SiteError {
             message: message.into(),
             back: None,
         }
+    }
+
+    /// The HTTP status of the page.
+    pub fn status(&self) -> StatusCode {
+        self.status
     }
 
     /// What the page says.
@@ -261,14 +320,21 @@ struct ErrorPage {
 
 impl IntoResponse for SiteError {
     fn into_response(self) -> Response {
-        let page = ErrorPage {
-            nav: Viewer::default().nav(""),
+        let text = ErrorPageText {
             title: self.status.canonical_reason().unwrap_or("Error").to_owned(),
-            status: self.status.as_u16(),
             message: self.message,
             back: self.back,
         };
-        (self.status, render(&page)).into_response()
+        let page = ErrorPage {
+            nav: Viewer::default().nav(""),
+            title: text.title.clone(),
+            status: self.status.as_u16(),
+            message: text.message.clone(),
+            back: text.back.clone(),
+        };
+        let mut response = (self.status, render(&page)).into_response();
+        response.extensions_mut().insert(text);
+        response
     }
 }
 
