@@ -67,7 +67,10 @@ fn main() {
 
 /// `path` made absolute, as a string for `include_bytes!`.
 fn absolute(path: &Path) -> String {
-    path.canonicalize().unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+    path.canonicalize()
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
 }
 
 /// Every file under `dir` (but build outputs), as (path relative to `root`

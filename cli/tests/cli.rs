@@ -500,7 +500,15 @@ fn new_writes_a_kit_template_named_after_the_bot() {
     let dir = tmp.path().join("nova");
     let made = arbiter(&["new", "c", "Nova_1", "--dir", dir.to_str().expect("utf-8")]);
     assert!(made.status.success(), "{}", stderr(&made));
-    for file in ["build.sh", "bot.c", "arbiter.c", "arbiter.h", "README.md", "KIT-README.md", "setup.sh"] {
+    for file in [
+        "build.sh",
+        "bot.c",
+        "arbiter.c",
+        "arbiter.h",
+        "README.md",
+        "KIT-README.md",
+        "setup.sh",
+    ] {
         assert!(dir.join(file).is_file(), "{file} is written");
     }
     let kit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../kits/c");

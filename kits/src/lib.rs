@@ -220,7 +220,11 @@ mod tests {
         for kit in kits() {
             let paths: Vec<String> = kit.bot_folder("x-bot").into_iter().map(|f| f.path).collect();
             for needed in ["build.sh", "README.md", KIT_README, SETUP] {
-                assert!(paths.iter().any(|p| p == needed), "{}: {needed} in {paths:?}", kit.language());
+                assert!(
+                    paths.iter().any(|p| p == needed),
+                    "{}: {needed} in {paths:?}",
+                    kit.language()
+                );
             }
             assert!(
                 paths.iter().all(|p| !p.ends_with(".wasm")
@@ -242,8 +246,14 @@ mod tests {
         let setup = folder.iter().find(|f| f.path == SETUP).expect("setup.sh");
         assert_eq!(setup.bytes, include_bytes!("../c/setup.sh"));
         assert!(setup.executable);
-        let bot = folder.iter().find(|f| f.path == "README.md").expect("the template README");
-        assert!(String::from_utf8_lossy(&bot.bytes).starts_with("# zed "), "the name is filled in");
+        let bot = folder
+            .iter()
+            .find(|f| f.path == "README.md")
+            .expect("the template README");
+        assert!(
+            String::from_utf8_lossy(&bot.bytes).starts_with("# zed "),
+            "the name is filled in"
+        );
         assert!(!folder.iter().find(|f| f.path == "bot.c").expect("bot.c").executable);
     }
 
@@ -272,7 +282,10 @@ mod tests {
                 assert_eq!(entry.4, file.bytes, "{}", entry.0);
                 assert_eq!(entry.1, if file.executable { 0o755 } else { 0o644 }, "{}", entry.0);
             }
-            assert!(got.iter().all(|(_, _, uid, mtime, _)| *uid == 0 && *mtime == ARCHIVE_MTIME));
+            assert!(
+                got.iter()
+                    .all(|(_, _, uid, mtime, _)| *uid == 0 && *mtime == ARCHIVE_MTIME)
+            );
             assert_eq!(got[0].0, format!("{root}/"), "the root folder comes first");
             // Every file's folder is listed before it.
             for (i, (path, ..)) in got.iter().enumerate() {
