@@ -111,14 +111,13 @@ fn schema_anchor(name: &str) -> String {
     format!("schema-{}", slug(name))
 }
 
-/// `text` with everything but ASCII letters and digits turned into `-`: an
-/// id attribute's value.
+/// `text` with each run of characters other than ASCII letters and digits
+/// turned into one `-`, none at either end: an id attribute's value.
 fn slug(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect::<String>()
-        .trim_matches('-')
-        .to_owned()
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 /// The ways to sign in: (name, how).
@@ -409,6 +408,15 @@ mod tests {
 
     fn shown(parts: &[TypePart]) -> String {
         parts.iter().map(|p| p.text.as_str()).collect()
+    }
+
+    #[test]
+    fn anchors_are_plain_words_joined_by_dashes() {
+        assert_eq!(
+            slug("/api/ladders/{ladder}/leaderboard"),
+            "api-ladders-ladder-leaderboard"
+        );
+        assert_eq!(schema_anchor("Bot"), "schema-Bot");
     }
 
     #[test]
