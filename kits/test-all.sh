@@ -9,6 +9,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export ARBITER=${ARBITER:-$(cd "$here/.." && pwd)/target/debug/arbiter}
 for kit in "$here"/*/; do
   name=$(basename "$kit")
+  # Kits have a README; src/ is the crate that embeds them.
+  [ -f "$kit/README.md" ] || continue
   [ -f "$kit/test.sh" ] || { echo "== kit $name: no test.sh (see its README)"; continue; }
   echo "== kit $name: setup"
   bash "$kit/setup.sh"

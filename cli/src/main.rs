@@ -3,7 +3,6 @@
 
 mod bots;
 mod cmd;
-mod kits;
 
 use arbiter_ladder::sandbox;
 

@@ -489,8 +489,9 @@ fn simulate_prints_a_table_and_draws_svg() {
     );
 }
 
-/// `arbiter new` writes a kit's template under the bot's name, refuses a
-/// folder that is not empty, an unknown language and a bad name.
+/// `arbiter new` writes a kit's template under the bot's name, with the
+/// kit's whole README and its setup script, refuses a folder that is not
+/// empty, an unknown language and a bad name.
 #[test]
 fn new_writes_a_kit_template_named_after_the_bot() {
     let tmp = tempfile::tempdir().expect("a temporary folder");
@@ -499,8 +500,24 @@ fn new_writes_a_kit_template_named_after_the_bot() {
     let dir = tmp.path().join("nova");
     let made = arbiter(&["new", "c", "Nova_1", "--dir", dir.to_str().expect("utf-8")]);
     assert!(made.status.success(), "{}", stderr(&made));
-    for file in ["build.sh", "bot.c", "arbiter.c", "arbiter.h", "README.md"] {
+    for file in [
+        "build.sh",
+        "bot.c",
+        "arbiter.c",
+        "arbiter.h",
+        "README.md",
+        "KIT-README.md",
+        "setup.sh",
+    ] {
         assert!(dir.join(file).is_file(), "{file} is written");
+    }
+    let kit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../kits/c");
+    for (written, source) in [("KIT-README.md", "README.md"), ("setup.sh", "setup.sh")] {
+        assert_eq!(
+            std::fs::read(dir.join(written)).expect("written"),
+            std::fs::read(kit.join(source)).expect("the kit's file"),
+            "{written} is the kit's whole {source}"
+        );
     }
     let all: String = ["README.md", "bot.c"]
         .iter()
@@ -518,6 +535,11 @@ fn new_writes_a_kit_template_named_after_the_bot() {
             .permissions()
             .mode();
         assert_eq!(mode & 0o111, 0o111, "build.sh is executable");
+        let mode = std::fs::metadata(dir.join("setup.sh"))
+            .expect("metadata")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o111, 0o111, "setup.sh is executable");
     }
     let again = arbiter(&["new", "c", "Nova_1", "--dir", dir.to_str().expect("utf-8")]);
     assert_eq!(again.status.code(), Some(2));

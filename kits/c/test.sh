@@ -4,7 +4,9 @@
 # stack (and not about the template), that a native build plays the moves
 # bot.wasm plays, checks it in every mode it claims, plays 2 matches per game
 # against a house bot, and fails on any rejection or any fault of the kit's
-# bot (see ../lib.sh).
+# bot (see ../lib.sh). Then, with a copy of the arbiter binary alone in a
+# folder outside the sources: `arbiter new c x-bot && cd x-bot && bash setup.sh &&
+# sh build.sh && arbiter check bot.wasm` (the folder needs nothing else).
 #   ARBITER=path/to/arbiter bash kits/c/test.sh   (default: target/debug/arbiter)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -41,4 +43,25 @@ fi
 
 check_every_mode
 play_every_game
+
+# Outside the sources: only a copy of the binary, on PATH, in an empty
+# folder; `arbiter new` writes everything the kit needs (setup.sh and the
+# kit's README included) and the folder builds and passes the check.
+echo "== outside the sources: arbiter new c x-bot && cd x-bot && bash setup.sh && sh build.sh && arbiter check bot.wasm"
+outside="$tmp/outside"
+mkdir -p "$outside/bin" "$outside/work"
+cp "$ARBITER" "$outside/bin/arbiter"
+if (
+  cd "$outside/work"
+  export PATH="$outside/bin:$PATH"
+  arbiter new c x-bot && cd x-bot && bash setup.sh && sh build.sh && arbiter check bot.wasm
+) >"$tmp/outside.txt" 2>&1; then
+  cat "$tmp/outside.txt"
+  cmp -s "$outside/work/x-bot/KIT-README.md" "$here/README.md" ||
+    kit_fail "arbiter new did not write the kit's whole README as KIT-README.md"
+else
+  cat "$tmp/outside.txt" >&2
+  kit_fail "arbiter new c x-bot && bash setup.sh && sh build.sh && arbiter check failed outside the sources"
+fi
+
 kit_report "$toolchain"

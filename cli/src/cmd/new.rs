@@ -3,13 +3,14 @@
 use anyhow::{Context, bail};
 use std::path::PathBuf;
 
-/// Writes a new bot folder from a language kit's template (the protocol
-/// library, a template bot that plays legal Othello and perfect
-/// tic-tac-toe, and one build script); the kits' READMEs say how to install
-/// each toolchain.
+/// Writes a new bot folder from a language kit: the protocol library, a
+/// template bot that plays legal Othello and perfect tic-tac-toe, one build
+/// script, the kit's whole README (`KIT-README.md`) and the script that
+/// installs its toolchain (`setup.sh`), so the folder needs nothing else
+/// from the Arbiter sources.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Examples:\n  arbiter new c my-bot\n  arbiter new zig greedy-z --dir bots/greedy-z\n\nThen: cd my-bot && sh build.sh && arbiter check bot.wasm"
+    after_help = "Examples:\n  arbiter new c my-bot\n  arbiter new zig greedy-z --dir bots/greedy-z\n\nThen: cd my-bot && bash setup.sh (as root, once) && sh build.sh && arbiter check bot.wasm"
 )]
 pub struct Args {
     /// The kit's language (`arbiter new --list` shows them).
@@ -28,7 +29,7 @@ pub struct Args {
 
 /// Runs `arbiter new`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let languages = crate::kits::languages().join(", ");
+    let languages = arbiter_kits::languages().join(", ");
     if args.list {
         println!("{languages}");
         return Ok(());
@@ -36,7 +37,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (Some(language), Some(name)) = (args.language, args.name) else {
         bail!("give a language ({languages}) and a bot name");
     };
-    let Some(files) = crate::kits::template(&language) else {
+    let Some(kit) = arbiter_kits::kit(&language) else {
         bail!("there is no kit for {language:?}: the kits are {languages}");
     };
     arbiter_ladder::uploads::valid_bot_name(&name).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -47,22 +48,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             dir.display()
         );
     }
-    for (path, bytes) in files {
-        let target = dir.join(path);
+    let files = kit.bot_folder(&name);
+    for file in &files {
+        let target = dir.join(&file.path);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
         }
-        let bytes = crate::kits::personalize(path, bytes, &name);
-        std::fs::write(&target, bytes).with_context(|| format!("cannot write {}", target.display()))?;
+        std::fs::write(&target, &file.bytes).with_context(|| format!("cannot write {}", target.display()))?;
         #[cfg(unix)]
-        if path.ends_with(".sh") {
+        if file.executable {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755))
                 .with_context(|| format!("cannot make {} executable", target.display()))?;
         }
     }
+    let language = kit.language();
     println!("wrote {} files of the {language} kit to {}", files.len(), dir.display());
-    println!("next: cd {} && sh build.sh && arbiter check bot.wasm", dir.display());
-    println!("the kit's README says how to install its toolchain and what to watch out for");
+    println!(
+        "next: cd {} && bash {} (installs the toolchain; as root, once) && sh build.sh && arbiter check bot.wasm",
+        dir.display(),
+        arbiter_kits::SETUP
+    );
+    println!(
+        "{} (the kit's README) says what to watch out for",
+        arbiter_kits::KIT_README
+    );
     Ok(())
 }

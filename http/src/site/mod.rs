@@ -16,7 +16,10 @@
 //! | `/signup`, `/signin` | forms |
 //! | `/challenge` | challenge form |
 //! | `/tournaments`, `/tournaments/{id}` | list and creation, crosstable |
-//! | `/guide` | how to write a bot |
+//! | `/guide` | how to write a bot; where the tools come from |
+//! | `/download/arbiter`, `/download/arbiter.sha256` | this server's own executable and its digest |
+//! | `/download/kits/{lang}.tar.gz` | a bot kit |
+//! | `/api/reference` | the JSON API's reference, rendered from its OpenAPI document |
 //! | `/static/{file}` | embedded CSS, JavaScript and icon |
 //!
 //! Forms that change state post to the site itself (`forms`: a hidden
@@ -38,10 +41,12 @@ mod assets;
 mod bots;
 mod chart;
 mod data;
+pub mod downloads;
 mod forms;
 mod guide;
 mod home;
 mod matches;
+mod reference;
 mod tournaments;
 mod view;
 
@@ -83,6 +88,10 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
         .route("/tournaments", get(tournaments::list).post(forms::tournament))
         .route("/tournaments/{id}", get(tournaments::page))
         .route("/guide", get(guide::guide))
+        .route("/download/arbiter", get(downloads::arbiter))
+        .route("/download/arbiter.sha256", get(downloads::arbiter_sha256))
+        .route("/download/kits/{file}", get(downloads::kit))
+        .route("/api/reference", get(reference::reference))
         .route("/static/{file}", get(assets::serve))
         .fallback(not_found)
         .layer(axum::middleware::from_fn(error_pages_know_the_viewer))

@@ -1,0 +1,100 @@
+//! Embeds every bot kit: for each `LANG/` folder beside this file that has a
+//! `template/`, its `README.md`, its `setup.sh` and every file of the
+//! template but build outputs. The kits' tests (`test.sh`, helpers for
+//! them) are not embedded.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// Build outputs a template folder may hold after a local build: never
+/// embedded.
+const SKIPPED: &[&str] = &[
+    "node_modules",
+    ".zig-cache",
+    "zig-cache",
+    "zig-out",
+    "__pycache__",
+    "target",
+    "native-bot",
+    "bot",
+    "replays",
+];
+
+fn main() {
+    let kits = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    println!("cargo:rerun-if-changed={}", kits.display());
+    let mut source = String::from("/// Every kit, by language.\nstatic KITS: &[Kit] = &[\n");
+    let mut languages: Vec<PathBuf> = std::fs::read_dir(&kits)
+        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    languages.sort();
+    for language in languages {
+        let template = language.join("template");
+        if !template.is_dir() {
+            continue;
+        }
+        let Some(name) = language.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let mut files = Vec::new();
+        collect(&template, &template, &mut files);
+        files.sort();
+        let _ = writeln!(source, "    Kit {{\n        language: {name:?},");
+        for (field, file) in [("readme", "README.md"), ("setup", "setup.sh")] {
+            let path = language.join(file);
+            println!("cargo:rerun-if-changed={}", path.display());
+            if path.is_file() {
+                let _ = writeln!(source, "        {field}: Some(include_bytes!({:?})),", absolute(&path));
+            } else {
+                let _ = writeln!(source, "        {field}: None,");
+            }
+        }
+        source.push_str("        template: &[\n");
+        for (relative, path) in files {
+            println!("cargo:rerun-if-changed={}", path.display());
+            let _ = writeln!(
+                source,
+                "            File {{ path: {relative:?}, bytes: include_bytes!({:?}) }},",
+                absolute(&path)
+            );
+        }
+        source.push_str("        ],\n    },\n");
+    }
+    source.push_str("];\n");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("kits.rs");
+    std::fs::write(out, source).expect("the kits' index is written");
+}
+
+/// `path` made absolute, as a string for `include_bytes!`.
+fn absolute(path: &Path) -> String {
+    path.canonicalize()
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// Every file under `dir` (but build outputs), as (path relative to `root`
+/// with `/`, path).
+fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, PathBuf)>) {
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if SKIPPED.contains(&name) || name.ends_with(".wasm") || name.ends_with(".o") {
+            continue;
+        }
+        if path.is_dir() {
+            collect(root, &path, files);
+        } else if let Ok(relative) = path.strip_prefix(root) {
+            let relative = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            files.push((relative, path));
+        }
+    }
+}
