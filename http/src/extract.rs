@@ -15,7 +15,6 @@ use axum::http::header::{AUTHORIZATION, HeaderMap, HeaderValue, SET_COOKIE};
 use axum::http::request::Parts;
 use axum::response::{IntoResponseParts, ResponseParts};
 use axum_extra::extract::CookieJar;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
@@ -241,13 +240,6 @@ impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalJ
             .map(OptionalJsonBody)
             .map_err(|e| ApiError(Error::Invalid(format!("bad JSON body: {e}"))))
     }
-}
-
-/// A body that may carry the CSRF token.
-#[derive(Debug, Default, Deserialize)]
-pub struct CsrfField {
-    /// The session's CSRF token.
-    pub csrf: Option<String>,
 }
 
 #[cfg(test)]

@@ -1,14 +1,14 @@
 //! Ladders and their leaderboards: the JSON face of
 //! [`arbiter_ladder::leaderboard`].
 
+use crate::api::ApiQuery;
 use crate::api::True;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::server::AppState;
-use arbiter_ladder::error::Error;
 use arbiter_ladder::ladders;
 use arbiter_ladder::leaderboard::{self, LadderSummary, LeaderboardRow, Sort};
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -19,6 +19,25 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list)).routes(routes!(leaderboard))
 }
 
+/// A ladder's canonical name, one of the ladders the server runs (the
+/// schema of every `ladder` parameter and body property). The game alone
+/// (`othello` for `othello:std`) and other letter cases are read too.
+pub struct LadderName;
+
+impl utoipa::PartialSchema for LadderName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(ladders::names()))
+            .description(Some(
+                "a ladder's canonical name; the game alone (`othello` for `othello:std`) and other letter cases are read too",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for LadderName {}
+
 /// `GET /api/ladders`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LadderList {
@@ -28,8 +47,9 @@ pub struct LadderList {
     pub ladders: Vec<LadderSummary>,
 }
 
-/// The order of a leaderboard.
-#[derive(Debug, Serialize, ToSchema)]
+/// The order of a leaderboard, as `?sort=` names it: exactly one of these
+/// words (anything else, the empty word included, is a 400).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SortName {
     /// Established versions first, by rating.
@@ -66,22 +86,44 @@ async fn list(State(state): State<AppState>) -> ApiResult<Json<LadderList>> {
 /// The most rows a leaderboard may skip.
 pub const MAX_OFFSET: i64 = 1_000_000_000;
 
-/// Paging of a list.
+impl From<SortName> for Sort {
+    fn from(name: SortName) -> Sort {
+        match name {
+            SortName::Rating => Sort::Rating,
+            SortName::Conservative => Sort::Conservative,
+        }
+    }
+}
+
+impl From<Sort> for SortName {
+    fn from(sort: Sort) -> SortName {
+        match sort {
+            Sort::Rating => SortName::Rating,
+            Sort::Conservative => SortName::Conservative,
+        }
+    }
+}
+
+/// The most rows a leaderboard answers at once.
+pub const MAX_LIMIT: i64 = 500;
+
+/// Paging and order of a leaderboard (any other parameter is refused).
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Page {
-    /// Rows to return (1–500, default 100).
+    /// Rows to return (1–[`MAX_LIMIT`], default 100).
     pub limit: Option<i64>,
-    /// Rows to skip.
+    /// Rows to skip (0–[`MAX_OFFSET`], default 0).
     pub offset: Option<i64>,
-    /// `rating` (the default) or `conservative`.
-    pub sort: Option<String>,
+    /// The order (default: the ladder's default order).
+    pub sort: Option<SortName>,
 }
 
 /// `GET /api/ladders/{ladder}/leaderboard?limit=&offset=&sort=`.
 #[utoipa::path(get, path = "/ladders/{ladder}/leaderboard", tag = "ladders",
     summary = "A leaderboard: rank, rating ± 2·RD, conservative rating (rating − 2·RD), W/D/L, matches, provisional",
     params(
-        ("ladder" = String, Path, description = "e.g. othello:std"),
+        ("ladder" = LadderName, Path, description = "e.g. othello:std"),
         ("sort" = Option<SortName>, Query, description = "rating (default: established versions first, by rating) or conservative (by rating − 2·RD)"),
         ("limit" = Option<i64>, Query, description = "rows, default 100", minimum = 1, maximum = 500),
         ("offset" = Option<i64>, Query, description = "rows to skip, default 0", minimum = 0, maximum = 1000000000),
@@ -92,29 +134,19 @@ pub struct Page {
 async fn leaderboard(
     State(state): State<AppState>,
     Path(ladder): Path<String>,
-    Query(page): Query<Page>,
+    ApiQuery(page): ApiQuery<Page>,
 ) -> ApiResult<Json<Leaderboard>> {
     let variant = ladders::parse(&ladder)?;
     let name = ladders::name(variant);
-    let limit = page.limit.unwrap_or(100);
-    if !(1..=500).contains(&limit) {
-        return Err(ApiError(Error::Invalid("limit must be between 1 and 500".into())));
-    }
-    let offset = page.offset.unwrap_or(0).max(0);
+    let limit = crate::api::in_range("limit", page.limit, 100, 1..=MAX_LIMIT)?;
     // Ranks count from `offset`: a bound keeps them far from overflowing.
-    if offset > MAX_OFFSET {
-        return Err(ApiError(Error::Invalid(format!("offset must be at most {MAX_OFFSET}"))));
-    }
-    let sort = Sort::parse(page.sort.as_deref())?;
+    let offset = crate::api::in_range("offset", page.offset, 0, 0..=MAX_OFFSET)?;
+    let sort = page.sort.map_or_else(Sort::default, Sort::from);
     let entries = leaderboard::rows(&state.core.db, &name, sort, limit, offset).await?;
-    let sort = match sort {
-        Sort::Rating => SortName::Rating,
-        Sort::Conservative => SortName::Conservative,
-    };
     Ok(Json(Leaderboard {
         ok: True,
         ladder: name,
-        sort,
+        sort: sort.into(),
         entries,
     }))
 }
