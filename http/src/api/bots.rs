@@ -39,6 +39,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[expect(dead_code, reason = "a schema of what the handler reads, never built")]
 pub struct UploadForm {
     /// Bot name: 3-32 letters, digits, _ or -.
+    #[schema(pattern = "^[A-Za-z0-9_-]{3,32}$")]
     name: String,
     /// Ladders, comma-separated or repeated, e.g. othello:std.
     ladders: String,

@@ -36,11 +36,33 @@ struct Challenge {
     /// `ladder` (default) or one of the ladder's challenge_time_controls,
     /// MOVE_MS/BANK_MS, e.g. 10000/60000.
     #[serde(default)]
-    #[schema(pattern = "^(ladder|[0-9]+/[0-9]+)$")]
+    #[schema(schema_with = time_controls)]
     time: Option<String>,
     /// The session's CSRF token (not needed with an API token).
     #[serde(default)]
     csrf: Option<String>,
+}
+
+/// The schema of [`Challenge::time`]: `ladder` or a longer time control
+/// some ladder offers (which ones each ladder offers, `GET /api/ladders`
+/// lists; another is a 400).
+fn time_controls() -> utoipa::openapi::schema::Object {
+    let mut words = vec!["ladder".to_owned()];
+    for variant in arbiter_games::Variant::ALL {
+        for budget in variant.longer_budgets() {
+            let word = budget.to_string();
+            if !words.contains(&word) {
+                words.push(word);
+            }
+        }
+    }
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(words))
+        .description(Some(
+            "`ladder` (default) or one of the ladder's challenge_time_controls, MOVE_MS/BANK_MS, e.g. 10000/60000",
+        ))
+        .build()
 }
 
 /// The queued match.

@@ -68,6 +68,24 @@ impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequestP
     }
 }
 
+/// Reads an optional JSON integer as JSON Schema counts integers: `10` and
+/// `10.0` alike (a number with a fraction, or out of `i64`, is refused).
+pub fn optional_integer<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
+    let Some(number) = <Option<serde_json::Number> as serde::Deserialize>::deserialize(deserializer)? else {
+        return Ok(None);
+    };
+    if let Some(integer) = number.as_i64() {
+        return Ok(Some(integer));
+    }
+    match number.as_f64() {
+        // i64::MAX as f64 rounds up to 2^63, itself out of range.
+        Some(float) if float.fract() == 0.0 && float >= i64::MIN as f64 && float < i64::MAX as f64 => {
+            Ok(Some(float as i64))
+        }
+        _ => Err(serde::de::Error::custom(format!("{number} is not an integer"))),
+    }
+}
+
 /// The id of a `what` in a path: a positive integer. Any other segment
 /// (`0`, `-1`, `abc`) names nothing, so it is a 404 like an id that is not
 /// in use.

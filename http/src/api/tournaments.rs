@@ -40,7 +40,7 @@ struct NewTournament {
     #[schema(schema_with = bot_names)]
     bots: Vec<String>,
     /// Matches each pair plays (default 1).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::optional_integer")]
     #[schema(minimum = 1, maximum = 10)]
     matches_per_pair: Option<i64>,
     /// The session's CSRF token (not needed with an API token).
