@@ -193,3 +193,72 @@ async fn header_fields_over_the_limit_are_431() {
     assert!(description.contains("32 KiB"), "{description}");
     assert!(document["paths"]["/api/health"]["get"]["responses"]["431"].is_object());
 }
+
+/// A POST with a JSON body `text` from a signed-in session.
+async fn post_signed_in(app: &axum::Router, session: &(String, String), uri: &str, text: &str) -> (StatusCode, Value) {
+    let (cookie, csrf) = session;
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri(uri)
+        .header("content-type", "application/json")
+        .header("cookie", cookie)
+        .header("x-csrf-token", csrf)
+        .body(Body::from(text.to_owned()))
+        .expect("a request");
+    answer(app, request).await
+}
+
+#[tokio::test]
+async fn bodies_are_read_as_their_schema_allows() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let app = app(&dir).await;
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri("/api/users")
+        .header("content-type", "application/json")
+        .body(Body::from(
+            json!({"name": "ann_b", "password": "a-long-password"}).to_string(),
+        ))
+        .expect("a request");
+    let response = app.clone().oneshot(request).await.expect("an answer");
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let cookie = response.headers()["set-cookie"]
+        .to_str()
+        .expect("a cookie")
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 16)
+        .await
+        .expect("a body");
+    let body: Value = serde_json::from_slice(&bytes).expect("JSON");
+    let session = (cookie, body["csrf"].as_str().expect("a CSRF token").to_owned());
+    // An optional body may be `null` (the schema allows it): the request
+    // gets as far as the bot, which does not exist.
+    let (status, body) = post_signed_in(&app, &session, "/api/bots/nobody/retire", "null").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_refused(
+        "an unknown property in an optional body",
+        post_signed_in(&app, &session, "/api/bots/nobody/retire", r#"{"force": true}"#).await,
+        StatusCode::BAD_REQUEST,
+        "unknown field `force`",
+    );
+    // An integer is an integer however it is written, as JSON Schema says;
+    // a fraction is not.
+    let tournament = |per_pair: &str| {
+        format!(
+            r#"{{"name": "cup", "ladder": "othello:std", "bots": ["nobody", "noone"], "matches_per_pair": {per_pair}}}"#
+        )
+    };
+    for per_pair in ["2", "2.0"] {
+        let (status, body) = post_signed_in(&app, &session, "/api/tournaments", &tournament(per_pair)).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{per_pair}: {body}");
+    }
+    assert_refused(
+        "a fraction",
+        post_signed_in(&app, &session, "/api/tournaments", &tournament("2.5")).await,
+        StatusCode::BAD_REQUEST,
+        "2.5 is not an integer",
+    );
+}
