@@ -106,7 +106,12 @@ async fn words_outside_their_enum_are_400() {
     let board = "/api/ladders/othello:std/leaderboard";
     for sort in ["", "Rating", "elo", "rating%20"] {
         let uri = format!("{board}?sort={sort}");
-        assert_refused(&uri, get(&app, &uri).await, StatusCode::BAD_REQUEST, "sort");
+        assert_refused(
+            &uri,
+            get(&app, &uri).await,
+            StatusCode::BAD_REQUEST,
+            "sort must be rating or conservative",
+        );
     }
     for sort in ["rating", "conservative"] {
         let (status, body) = get(&app, &format!("{board}?sort={sort}")).await;

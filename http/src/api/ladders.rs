@@ -3,8 +3,9 @@
 
 use crate::api::ApiQuery;
 use crate::api::True;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
+use arbiter_ladder::error::Error;
 use arbiter_ladder::ladders;
 use arbiter_ladder::leaderboard::{self, LadderSummary, LeaderboardRow, Sort};
 use axum::Json;
@@ -115,8 +116,9 @@ pub struct Page {
     pub limit: Option<i64>,
     /// Rows to skip (0–[`MAX_OFFSET`], default 0).
     pub offset: Option<i64>,
-    /// The order (default: the ladder's default order).
-    pub sort: Option<SortName>,
+    /// The order, a word of [`SortName`] (default: the ladder's default
+    /// order).
+    pub sort: Option<String>,
 }
 
 /// `GET /api/ladders/{ladder}/leaderboard?limit=&offset=&sort=`.
@@ -141,7 +143,17 @@ async fn leaderboard(
     let limit = crate::api::in_range("limit", page.limit, 100, 1..=MAX_LIMIT)?;
     // Ranks count from `offset`: a bound keeps them far from overflowing.
     let offset = crate::api::in_range("offset", page.offset, 0, 0..=MAX_OFFSET)?;
-    let sort = page.sort.map_or_else(Sort::default, Sort::from);
+    let sort = match page.sort.as_deref() {
+        None => Sort::default(),
+        Some("rating") => SortName::Rating.into(),
+        Some("conservative") => SortName::Conservative.into(),
+        // The empty word too: it is not in the enum.
+        Some(other) => {
+            return Err(ApiError(Error::Invalid(format!(
+                "sort must be rating or conservative, not {other:?}"
+            ))));
+        }
+    };
     let entries = leaderboard::rows(&state.core.db, &name, sort, limit, offset).await?;
     Ok(Json(Leaderboard {
         ok: True,
