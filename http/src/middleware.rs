@@ -21,8 +21,8 @@ pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15)
 
 /// The most bytes a request's header fields may take together (each
 /// counted as `name: value` and its line end): over it the answer is
-/// `431 Request Header Fields Too Large`. Past about 400 KB the HTTP/1
-/// connection itself refuses the request with a bare 431 before it is read.
+/// `431 Request Header Fields Too Large` (a 500 KB header block still
+/// reaches this check; the HTTP/1 connection drops megabytes before it).
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 
 /// The size of `headers` as [`MAX_HEADER_BYTES`] counts it.
