@@ -201,10 +201,12 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Ap
     let id = parse_id(&id)?;
     let bytes = matches::replay_bytes(&state.core, MatchId(id)).await?;
     let replay = Replay::from_json(&bytes).map_err(|e| ApiError(Error::Internal(e.to_string())))?;
+    // Another game's match has no transcript: the resource does not exist
+    // (the request itself is well formed, as the document allows it).
     if replay.game != "othello" {
-        return Err(ApiError(Error::Invalid(
-            "transcripts exist for Othello matches only".into(),
-        )));
+        return Err(ApiError(Error::NotFound(format!(
+            "match {id} has no transcript: transcripts exist for Othello matches only"
+        ))));
     }
     let mut text = String::new();
     for game in &replay.games {
@@ -227,8 +229,10 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Ap
 async fn skirmish_replay(state: &AppState, id: i64) -> ApiResult<Replay> {
     let bytes = matches::replay_bytes(&state.core, MatchId(id)).await?;
     let replay = Replay::from_json(&bytes).map_err(|e| ApiError(Error::Internal(e.to_string())))?;
+    // Another game's match has none: the resource does not exist (the
+    // request itself is well formed, as the document allows it).
     if replay.game != "skirmish" {
-        return Err(ApiError(Error::Invalid(format!(
+        return Err(ApiError(Error::NotFound(format!(
             "frames and training data exist for skirmish matches only; match {id} is {}",
             replay.game
         ))));
