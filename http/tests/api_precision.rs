@@ -149,7 +149,8 @@ async fn unknown_body_properties_and_query_parameters_are_400_as_documented() {
         StatusCode::BAD_REQUEST,
         "unknown field `admin`",
     );
-    let plain = json!({"name": "ann_a", "password": "a-long-password"});
+    // What the site's sign-up form sends is all documented.
+    let plain = json!({"name": "ann_a", "password": "a-long-password", "csrf": "t", "next": "/"});
     let (status, body) = post_json(&app, "/api/users", &plain).await;
     assert_eq!(status, StatusCode::CREATED, "without it: {body}");
     // Query parameters: what an operation does not list is refused, also

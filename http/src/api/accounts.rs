@@ -56,8 +56,8 @@ fn no_store() -> [(axum::http::HeaderName, HeaderValue); 1] {
     [(CACHE_CONTROL, HeaderValue::from_static("no-store"))]
 }
 
-/// A name and a password, to sign up or sign in (any other property is
-/// refused).
+/// A name and a password, to sign up or sign in, and what the site's form
+/// sends along (any other property is refused).
 #[derive(serde::Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Credentials)]
@@ -68,6 +68,13 @@ pub struct CredentialsBody {
     /// The password, in clear: 8 to 256 characters.
     #[schema(min_length = 8, max_length = 256)]
     pub password: String,
+    /// The site's sign-in form token, which its form sends along; the API
+    /// does not need it and ignores it.
+    #[serde(default)]
+    pub csrf: Option<String>,
+    /// The page the site's form goes to next; the API ignores it.
+    #[serde(default)]
+    pub next: Option<String>,
 }
 
 impl From<CredentialsBody> for Credentials {
