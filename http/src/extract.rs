@@ -15,7 +15,6 @@ use axum::http::header::{AUTHORIZATION, HeaderMap, HeaderValue, SET_COOKIE};
 use axum::http::request::Parts;
 use axum::response::{IntoResponseParts, ResponseParts};
 use axum_extra::extract::CookieJar;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
@@ -211,7 +210,8 @@ pub fn json_rejection(rejection: &JsonRejection) -> ApiError {
     }
 }
 
-/// A JSON body that may be absent (an empty body reads as `T::default()`).
+/// A JSON body that may be absent (an empty body or `null` reads as
+/// `T::default()`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OptionalJsonBody<T>(pub T);
 
@@ -237,17 +237,11 @@ impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalJ
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(OptionalJsonBody(T::default()));
         }
-        serde_json::from_slice(&bytes)
-            .map(OptionalJsonBody)
+        // `null` is no body too (the document allows it).
+        serde_json::from_slice::<Option<T>>(&bytes)
+            .map(|body| OptionalJsonBody(body.unwrap_or_default()))
             .map_err(|e| ApiError(Error::Invalid(format!("bad JSON body: {e}"))))
     }
-}
-
-/// A body that may carry the CSRF token.
-#[derive(Debug, Default, Deserialize)]
-pub struct CsrfField {
-    /// The session's CSRF token.
-    pub csrf: Option<String>,
 }
 
 #[cfg(test)]

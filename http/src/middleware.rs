@@ -19,6 +19,35 @@ use serde_json::json;
 /// (Headers have [`crate::server::HEADER_READ_TIMEOUT`] in all.)
 pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
 
+/// The most bytes a request's header fields may take together (each
+/// counted as `name: value` and its line end): over it the answer is
+/// `431 Request Header Fields Too Large` (a 500 KB header block still
+/// reaches this check; the HTTP/1 connection drops megabytes before it).
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+
+/// The size of `headers` as [`MAX_HEADER_BYTES`] counts it.
+pub fn header_bytes(headers: &HeaderMap) -> usize {
+    headers
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum()
+}
+
+/// Answers 431 to a request whose header fields together are over
+/// [`MAX_HEADER_BYTES`], before anything else reads them (under `/api` the
+/// answer is the JSON error envelope, by [`json_errors`]).
+pub async fn refuse_large_headers(request: Request, next: Next) -> Response {
+    let size = header_bytes(request.headers());
+    if size > MAX_HEADER_BYTES {
+        let message = format!(
+            "the request's header fields take {size} bytes; the limit is {} KiB",
+            MAX_HEADER_BYTES / 1024
+        );
+        return (axum::http::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, message).into_response();
+    }
+    next.run(request).await
+}
+
 /// Every answer, JSON included, is to be read as the type it says it is.
 pub async fn no_sniffing(request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;

@@ -25,6 +25,7 @@ pub fn app(state: AppState) -> Router {
         ))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(middleware::refuse_cross_site))
+        .layer(axum::middleware::from_fn(middleware::refuse_large_headers))
         .layer(axum::middleware::from_fn(middleware::json_errors))
         .layer(axum::middleware::from_fn(middleware::close_after_refusing_a_body))
         .layer(axum::middleware::from_fn(middleware::no_sniffing))

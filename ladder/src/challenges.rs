@@ -85,10 +85,6 @@ pub struct ChallengeRequest {
 pub async fn create(core: &Core, user_id: i64, body: &ChallengeRequest) -> Result<i64> {
     let variant = crate::ladders::parse(&body.ladder)?;
     let ladder = crate::ladders::name(variant);
-    let budget = match body.time.as_deref().map(str::trim) {
-        None | Some("") | Some("ladder") => None,
-        Some(text) => Some(longer_budget(variant, text)?),
-    };
     let owner: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name_key = $1")
         .bind(body.bot.to_lowercase())
         .fetch_optional(&core.db.pool)
@@ -105,6 +101,11 @@ pub async fn create(core: &Core, user_id: i64, body: &ChallengeRequest) -> Resul
     if body.bot.eq_ignore_ascii_case(&body.opponent) {
         return Err(Error::Invalid("a bot cannot challenge itself".into()));
     }
+    // After the bots: who may challenge whom comes before the details.
+    let budget = match body.time.as_deref().map(str::trim) {
+        None | Some("") | Some("ladder") => None,
+        Some(text) => Some(longer_budget(variant, text)?),
+    };
     crate::auth::rate_limit(&core.db, &format!("challenge:{user_id}"), CHALLENGES_PER_MINUTE, 60_000).await?;
     let new = crate::worker::NewMatch {
         ladder: &ladder,

@@ -18,7 +18,7 @@
 
 use crate::api::{ErrorResponse, True};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{ClientIp, CsrfField, JsonBody, OptionalJsonBody, SessionCookie, sent_csrf, session_secret};
+use crate::extract::{ClientIp, JsonBody, OptionalJsonBody, SessionCookie, sent_csrf, session_secret};
 use crate::server::AppState;
 use arbiter_ladder::accounts::Credentials;
 use arbiter_ladder::accounts::{self, Profile, SignedIn};
@@ -54,6 +54,36 @@ pub async fn method_not_allowed(method: Method) -> Response {
 /// `Cache-Control: no-store`, for answers that carry secrets.
 fn no_store() -> [(axum::http::HeaderName, HeaderValue); 1] {
     [(CACHE_CONTROL, HeaderValue::from_static("no-store"))]
+}
+
+/// A name and a password, to sign up or sign in, and what the site's form
+/// sends along (any other property is refused).
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Credentials)]
+pub struct CredentialsBody {
+    /// The user name: 3 to 32 letters (A-Z, a-z), digits, `_` or `-`.
+    #[schema(pattern = "^[A-Za-z0-9_-]{3,32}$")]
+    pub name: String,
+    /// The password, in clear: 8 to 256 characters.
+    #[schema(min_length = 8, max_length = 256)]
+    pub password: String,
+    /// The site's sign-in form token, which its form sends along; the API
+    /// does not need it and ignores it.
+    #[serde(default)]
+    pub csrf: Option<String>,
+    /// The page the site's form goes to next; the API ignores it.
+    #[serde(default)]
+    pub next: Option<String>,
+}
+
+impl From<CredentialsBody> for Credentials {
+    fn from(body: CredentialsBody) -> Credentials {
+        Credentials {
+            name: body.name,
+            password: body.password,
+        }
+    }
 }
 
 /// A user as the caller sees themself: id and name.
@@ -122,7 +152,7 @@ pub struct ProfileBody {
 /// `POST /users`: creates an account and signs it in.
 #[utoipa::path(post, path = "/users", tag = "accounts",
     summary = "Sign up; sets the session cookie (409 for a name that is taken)",
-    request_body = Credentials,
+    request_body = CredentialsBody,
     responses(
         (status = 201, description = "signed up and in", body = SignedInBody),
         (status = 409, response = ErrorResponse),
@@ -131,8 +161,9 @@ async fn sign_up(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     headers: HeaderMap,
-    JsonBody(body): JsonBody<Credentials>,
+    JsonBody(body): JsonBody<CredentialsBody>,
 ) -> ApiResult<Response> {
+    let body = Credentials::from(body);
     let signed_in = accounts::sign_up(&state.core, &ip, &body, session_secret(&headers)).await?;
     Ok((StatusCode::CREATED, signed_in_answer(&state, signed_in)?).into_response())
 }
@@ -140,7 +171,7 @@ async fn sign_up(
 /// `POST /sessions`: signs in with a name and a password.
 #[utoipa::path(post, path = "/sessions", tag = "accounts",
     summary = "Sign in; sets the session cookie (401 for a wrong name or password)",
-    request_body = Credentials,
+    request_body = CredentialsBody,
     responses(
         (status = 200, description = "signed in", body = SignedInBody),
     ))]
@@ -148,8 +179,9 @@ async fn sign_in(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     headers: HeaderMap,
-    JsonBody(body): JsonBody<Credentials>,
+    JsonBody(body): JsonBody<CredentialsBody>,
 ) -> ApiResult<Response> {
+    let body = Credentials::from(body);
     let signed_in = accounts::sign_in(&state.core, &ip, &body, session_secret(&headers)).await?;
     signed_in_answer(&state, signed_in)
 }
@@ -240,7 +272,7 @@ async fn issue_token(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    OptionalJsonBody(body): OptionalJsonBody<CsrfField>,
+    OptionalJsonBody(body): OptionalJsonBody<crate::api::CsrfBody>,
 ) -> ApiResult<Response> {
     caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
     let token = issue_api_token(&state.core.db, caller.user_id).await?;

@@ -33,14 +33,18 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// The multipart form of an upload (documentation of what
-/// [`read_upload`] reads).
+/// [`read_upload`] reads; it refuses any other field).
 #[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
 #[expect(dead_code, reason = "a schema of what the handler reads, never built")]
 pub struct UploadForm {
     /// Bot name: 3-32 letters, digits, _ or -.
+    #[schema(pattern = "^[A-Za-z0-9_-]{3,32}$")]
     name: String,
     /// Ladders, comma-separated or repeated, e.g. othello:std.
     ladders: String,
+    /// More ladders, as `ladders` (the site's form sends one per box ticked).
+    ladder: Option<String>,
     /// The .wasm (WASI preview 1 command), at most 16 MiB.
     #[schema(value_type = String, format = Binary)]
     module: Vec<u8>,
@@ -226,9 +230,7 @@ async fn version(
     Path(id): Path<String>,
     MaybeCaller(caller): MaybeCaller,
 ) -> ApiResult<Json<VersionBody>> {
-    let id: i64 = id
-        .parse()
-        .map_err(|_| ApiError(Error::Invalid(format!("{id:?} is not a version id"))))?;
+    let id = crate::api::path_id("version", &id)?;
     let version = bots::version(&state.core.db, VersionId(id), caller.map(|c| UserId(c.user_id)))
         .await?
         .ok_or_else(|| ApiError::not_found(format!("version {id}")))?;

@@ -21,30 +21,48 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// The body of a challenge: the request and the session's CSRF token.
-#[derive(serde::Deserialize)]
-struct Challenge {
-    #[serde(flatten)]
-    request: ChallengeRequest,
-    #[serde(default)]
-    csrf: Option<String>,
-}
-
-/// The body of a challenge as documented (what [`Challenge`] reads).
-#[derive(ToSchema)]
+/// Any other property is refused.
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[schema(as = ChallengeRequest)]
-#[expect(dead_code, reason = "a schema of what the handler reads, never built")]
-struct ChallengeDoc {
+struct Challenge {
     /// The caller's bot.
     bot: String,
     /// The bot challenged.
     opponent: String,
     /// The ladder, e.g. `othello:std`.
+    #[schema(value_type = crate::api::ladders::LadderName)]
     ladder: String,
     /// `ladder` (default) or one of the ladder's challenge_time_controls,
     /// MOVE_MS/BANK_MS, e.g. 10000/60000.
+    #[serde(default)]
+    #[schema(schema_with = time_controls)]
     time: Option<String>,
     /// The session's CSRF token (not needed with an API token).
+    #[serde(default)]
     csrf: Option<String>,
+}
+
+/// The schema of [`Challenge::time`]: `ladder` or a longer time control
+/// some ladder offers (which ones each ladder offers, `GET /api/ladders`
+/// lists; another is a 400).
+fn time_controls() -> utoipa::openapi::schema::Object {
+    let mut words = vec!["ladder".to_owned()];
+    for variant in arbiter_games::Variant::ALL {
+        for budget in variant.longer_budgets() {
+            let word = budget.to_string();
+            if !words.contains(&word) {
+                words.push(word);
+            }
+        }
+    }
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(words))
+        .description(Some(
+            "`ladder` (default) or one of the ladder's challenge_time_controls, MOVE_MS/BANK_MS, e.g. 10000/60000",
+        ))
+        .build()
 }
 
 /// The queued match.
@@ -72,7 +90,7 @@ pub struct ChallengeCreated {
 #[utoipa::path(post, path = "/challenges", tag = "matches",
     summary = "Challenge another bot with one of yours; jumps the queue",
     security(("bearer" = []), ("session" = [])),
-    request_body = ChallengeDoc,
+    request_body = Challenge,
     responses(
         (status = 201, description = "queued", body = ChallengeCreated),
         (status = 403, response = ErrorResponse),
@@ -84,7 +102,13 @@ async fn create(
     JsonBody(body): JsonBody<Challenge>,
 ) -> ApiResult<(StatusCode, Json<ChallengeCreated>)> {
     caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
-    let id = challenges::create(&state.core, caller.user_id, &body.request).await?;
+    let request = ChallengeRequest {
+        bot: body.bot,
+        opponent: body.opponent,
+        ladder: body.ladder,
+        time: body.time,
+    };
+    let id = challenges::create(&state.core, caller.user_id, &request).await?;
     Ok((
         StatusCode::CREATED,
         Json(ChallengeCreated {

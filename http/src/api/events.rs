@@ -1,11 +1,12 @@
 //! Live events as server-sent events.
 
+use crate::api::ApiQuery;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::ClientIp;
 use crate::server::AppState;
 use arbiter_ladder::error::Error;
 use arbiter_ladder::events::Event;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -94,7 +95,9 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(stream))
 }
 
+/// The query of `GET /api/events` (any other parameter is refused).
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Filter {
     /// Only events of this match.
     #[serde(rename = "match")]
@@ -129,8 +132,11 @@ fn concerns(event: &Event, match_id: Option<i64>) -> bool {
 async fn stream(
     State(state): State<AppState>,
     ClientIp(address): ClientIp,
-    Query(filter): Query<Filter>,
+    ApiQuery(filter): ApiQuery<Filter>,
 ) -> ApiResult<Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>>>> {
+    if let Some(id) = filter.match_id {
+        crate::api::in_range("match", Some(id), id, 1..=i64::MAX)?;
+    }
     if let Some(id) = filter.match_id
         && !arbiter_ladder::matches::exists(&state.core.db, arbiter_ladder::model::MatchId(id)).await?
     {

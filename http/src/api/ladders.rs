@@ -1,6 +1,7 @@
 //! Ladders and their leaderboards: the JSON face of
 //! [`arbiter_ladder::leaderboard`].
 
+use crate::api::ApiQuery;
 use crate::api::True;
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
@@ -8,7 +9,7 @@ use arbiter_ladder::error::Error;
 use arbiter_ladder::ladders;
 use arbiter_ladder::leaderboard::{self, LadderSummary, LeaderboardRow, Sort};
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -19,6 +20,25 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list)).routes(routes!(leaderboard))
 }
 
+/// A ladder's canonical name, one of the ladders the server runs (the
+/// schema of every `ladder` parameter and body property). The game alone
+/// (`othello` for `othello:std`) and other letter cases are read too.
+pub struct LadderName;
+
+impl utoipa::PartialSchema for LadderName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(ladders::names()))
+            .description(Some(
+                "a ladder's canonical name; the game alone (`othello` for `othello:std`) and other letter cases are read too",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for LadderName {}
+
 /// `GET /api/ladders`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LadderList {
@@ -28,8 +48,9 @@ pub struct LadderList {
     pub ladders: Vec<LadderSummary>,
 }
 
-/// The order of a leaderboard.
-#[derive(Debug, Serialize, ToSchema)]
+/// The order of a leaderboard, as `?sort=` names it: exactly one of these
+/// words (anything else, the empty word included, is a 400).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SortName {
     /// By rating − 2·RD, the default; provisional versions stand in place,
@@ -67,14 +88,37 @@ async fn list(State(state): State<AppState>) -> ApiResult<Json<LadderList>> {
 /// The most rows a leaderboard may skip.
 pub const MAX_OFFSET: i64 = 1_000_000_000;
 
-/// Paging of a list.
+impl From<SortName> for Sort {
+    fn from(name: SortName) -> Sort {
+        match name {
+            SortName::Rating => Sort::Rating,
+            SortName::Conservative => Sort::Conservative,
+        }
+    }
+}
+
+impl From<Sort> for SortName {
+    fn from(sort: Sort) -> SortName {
+        match sort {
+            Sort::Rating => SortName::Rating,
+            Sort::Conservative => SortName::Conservative,
+        }
+    }
+}
+
+/// The most rows a leaderboard answers at once.
+pub const MAX_LIMIT: i64 = 500;
+
+/// Paging and order of a leaderboard (any other parameter is refused).
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Page {
-    /// Rows to return (1–500, default 100).
+    /// Rows to return (1–[`MAX_LIMIT`], default 100).
     pub limit: Option<i64>,
-    /// Rows to skip.
+    /// Rows to skip (0–[`MAX_OFFSET`], default 0).
     pub offset: Option<i64>,
-    /// `conservative` (the default) or `rating`.
+    /// The order, a word of [`SortName`]: `conservative` (the default) or
+    /// `rating`.
     pub sort: Option<String>,
 }
 
@@ -82,7 +126,7 @@ pub struct Page {
 #[utoipa::path(get, path = "/ladders/{ladder}/leaderboard", tag = "ladders",
     summary = "A leaderboard: rank, rating ± 2·RD, conservative rating (rating − 2·RD), W/D/L, matches, provisional",
     params(
-        ("ladder" = String, Path, description = "e.g. othello:std"),
+        ("ladder" = LadderName, Path, description = "e.g. othello:std"),
         ("sort" = Option<SortName>, Query, description = "conservative (the default: by rating − 2·RD) or rating (by rating alone); provisional versions stand in place in either, marked `provisional`"),
         ("limit" = Option<i64>, Query, description = "rows, default 100", minimum = 1, maximum = 500),
         ("offset" = Option<i64>, Query, description = "rows to skip, default 0", minimum = 0, maximum = 1000000000),
@@ -93,29 +137,29 @@ pub struct Page {
 async fn leaderboard(
     State(state): State<AppState>,
     Path(ladder): Path<String>,
-    Query(page): Query<Page>,
+    ApiQuery(page): ApiQuery<Page>,
 ) -> ApiResult<Json<Leaderboard>> {
     let variant = ladders::parse(&ladder)?;
     let name = ladders::name(variant);
-    let limit = page.limit.unwrap_or(100);
-    if !(1..=500).contains(&limit) {
-        return Err(ApiError(Error::Invalid("limit must be between 1 and 500".into())));
-    }
-    let offset = page.offset.unwrap_or(0).max(0);
+    let limit = crate::api::in_range("limit", page.limit, 100, 1..=MAX_LIMIT)?;
     // Ranks count from `offset`: a bound keeps them far from overflowing.
-    if offset > MAX_OFFSET {
-        return Err(ApiError(Error::Invalid(format!("offset must be at most {MAX_OFFSET}"))));
-    }
-    let sort = Sort::parse(page.sort.as_deref())?;
-    let entries = leaderboard::rows(&state.core.db, &name, sort, limit, offset).await?;
-    let sort = match sort {
-        Sort::Rating => SortName::Rating,
-        Sort::Conservative => SortName::Conservative,
+    let offset = crate::api::in_range("offset", page.offset, 0, 0..=MAX_OFFSET)?;
+    let sort = match page.sort.as_deref() {
+        None => Sort::default(),
+        Some("rating") => SortName::Rating.into(),
+        Some("conservative") => SortName::Conservative.into(),
+        // The empty word too: it is not in the enum.
+        Some(other) => {
+            return Err(ApiError(Error::Invalid(format!(
+                "sort must be rating or conservative, not {other:?}"
+            ))));
+        }
     };
+    let entries = leaderboard::rows(&state.core.db, &name, sort, limit, offset).await?;
     Ok(Json(Leaderboard {
         ok: True,
         ladder: name,
-        sort,
+        sort: sort.into(),
         entries,
     }))
 }

@@ -1,6 +1,7 @@
 //! Matches: lists, details, replays (JSON and Othello transcript) and the
 //! owner-only logs.
 
+use crate::api::ApiQuery;
 use crate::api::{ErrorResponse, True};
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
@@ -68,16 +69,18 @@ pub struct MatchLogs {
 /// The id of a match in a path.
 const ID: &str = "match id";
 
-/// Reads a match id from the path.
+/// Reads a match id from the path: a segment that is not one (not a
+/// positive integer) names no match, a 404.
 pub fn parse_id(id: &str) -> Result<i64, ApiError> {
-    id.parse::<i64>()
-        .ok()
-        .filter(|id| *id > 0)
-        .ok_or_else(|| ApiError(Error::Invalid(format!("{id:?} is not a match id"))))
+    crate::api::path_id("match", id)
 }
 
-/// Filters of `GET /api/matches`.
+/// The most matches one page lists.
+pub const MAX_LIMIT: i64 = 200;
+
+/// Filters of `GET /api/matches` (any other parameter is refused).
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Filter {
     ladder: Option<String>,
     status: Option<String>,
@@ -89,26 +92,25 @@ struct Filter {
 /// `GET /api/matches?ladder=&status=&bot=&before=&limit=`: newest first.
 #[utoipa::path(get, path = "/matches", tag = "matches", summary = "Matches, newest first",
     params(
-        ("ladder" = Option<String>, Query, description = "only this ladder, e.g. othello:std"),
+        ("ladder" = Option<crate::api::ladders::LadderName>, Query, description = "only this ladder, e.g. othello:std"),
         ("status" = Option<MatchStatus>, Query, description = "only matches in this state"),
         ("bot" = Option<String>, Query, description = "only matches of this bot (404 for an unknown bot)"),
-        ("before" = Option<i64>, Query, description = "only matches with a smaller id (the next page)", minimum = 0),
+        ("before" = Option<i64>, Query, description = "only matches with a smaller id (the next page); 0 or absent: from the newest", minimum = 0),
         ("limit" = Option<i64>, Query, description = "at most this many, default 50", minimum = 1, maximum = 200),
     ),
     responses(
         (status = 200, description = "the matches", body = MatchList),
     ))]
-async fn list(State(state): State<AppState>, Query(filter): Query<Filter>) -> ApiResult<Json<MatchList>> {
-    let limit = filter.limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(ApiError(Error::Invalid("limit must be between 1 and 200".into())));
-    }
+async fn list(State(state): State<AppState>, ApiQuery(filter): ApiQuery<Filter>) -> ApiResult<Json<MatchList>> {
+    let limit = crate::api::in_range("limit", filter.limit, 50, 1..=MAX_LIMIT)?;
+    // 0, like no `before`, is the first page.
+    let before = crate::api::in_range("before", filter.before, 0, 0..=i64::MAX)?;
     let ladder = match filter.ladder.as_deref() {
         Some(l) => Some(arbiter_ladder::ladders::name(arbiter_ladder::ladders::parse(l)?)),
         None => None,
     };
     let status = match filter.status.as_deref() {
-        None | Some("") => None,
+        None => None,
         Some(status) => Some(status.parse::<MatchStatus>().map_err(|_| {
             ApiError(Error::Invalid(
                 "status is one of queued, running, finished, failed".into(),
@@ -124,7 +126,7 @@ async fn list(State(state): State<AppState>, Query(filter): Query<Filter>) -> Ap
         status,
         bot,
         tournament: None,
-        before: filter.before.filter(|&before| before != 0).map(MatchId),
+        before: (before != 0).then_some(MatchId(before)),
         limit,
     };
     let matches = matches::list(&state.core.db, &filter).await?;
@@ -150,6 +152,7 @@ async fn detail(State(state): State<AppState>, Path(id): Path<String>) -> ApiRes
 }
 
 #[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Download {
     download: Option<String>,
 }
@@ -167,7 +170,7 @@ struct Download {
 async fn replay(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<Download>,
+    ApiQuery(q): ApiQuery<Download>,
 ) -> ApiResult<Response> {
     let id = parse_id(&id)?;
     let bytes = matches::replay_bytes(&state.core, MatchId(id)).await?;
@@ -198,10 +201,12 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Ap
     let id = parse_id(&id)?;
     let bytes = matches::replay_bytes(&state.core, MatchId(id)).await?;
     let replay = Replay::from_json(&bytes).map_err(|e| ApiError(Error::Internal(e.to_string())))?;
+    // Another game's match has no transcript: the resource does not exist
+    // (the request itself is well formed, as the document allows it).
     if replay.game != "othello" {
-        return Err(ApiError(Error::Invalid(
-            "transcripts exist for Othello matches only".into(),
-        )));
+        return Err(ApiError(Error::NotFound(format!(
+            "match {id} has no transcript: transcripts exist for Othello matches only"
+        ))));
     }
     let mut text = String::new();
     for game in &replay.games {
@@ -224,8 +229,10 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Ap
 async fn skirmish_replay(state: &AppState, id: i64) -> ApiResult<Replay> {
     let bytes = matches::replay_bytes(&state.core, MatchId(id)).await?;
     let replay = Replay::from_json(&bytes).map_err(|e| ApiError(Error::Internal(e.to_string())))?;
+    // Another game's match has none: the resource does not exist (the
+    // request itself is well formed, as the document allows it).
     if replay.game != "skirmish" {
-        return Err(ApiError(Error::Invalid(format!(
+        return Err(ApiError(Error::NotFound(format!(
             "frames and training data exist for skirmish matches only; match {id} is {}",
             replay.game
         ))));

@@ -23,6 +23,8 @@ use arbiter_ladder::error::Error;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use serde::{Serialize, Serializer};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa_axum::router::OpenApiRouter;
@@ -32,6 +34,7 @@ use utoipa_axum::router::OpenApiRouter;
 pub fn router(upload_limit: usize) -> Router<AppState> {
     let (router, _) = documented(upload_limit).split_for_parts();
     router
+        .route_layer(axum::middleware::from_fn(refuse_unknown_query_parameters))
         .method_not_allowed_fallback(accounts::method_not_allowed)
         .fallback(|| async { ApiError(Error::NotFound("no such API endpoint".into())) })
 }
@@ -48,6 +51,138 @@ pub fn documented(upload_limit: usize) -> OpenApiRouter<AppState> {
         .merge(events::router())
         .merge(openapi::router())
         .merge(health::router())
+}
+
+/// A query string read into `T`: a parameter that does not parse, or a
+/// word outside its enum, is a 400 with the JSON error envelope naming it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ApiQuery<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned, S: Send + Sync> axum::extract::FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<ApiQuery<T>, ApiError> {
+        axum::extract::Query::try_from_uri(&parts.uri)
+            .map(|axum::extract::Query(query)| ApiQuery(query))
+            .map_err(|rejection| ApiError(Error::Invalid(rejection.body_text())))
+    }
+}
+
+/// Reads an optional JSON integer as JSON Schema counts integers: `10` and
+/// `10.0` alike (a number with a fraction, or out of `i64`, is refused).
+pub fn optional_integer<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
+    let Some(number) = <Option<serde_json::Number> as serde::Deserialize>::deserialize(deserializer)? else {
+        return Ok(None);
+    };
+    if let Some(integer) = number.as_i64() {
+        return Ok(Some(integer));
+    }
+    match number.as_f64() {
+        // i64::MAX as f64 rounds up to 2^63, itself out of range.
+        Some(float) if float.fract() == 0.0 && float >= i64::MIN as f64 && float < i64::MAX as f64 => {
+            Ok(Some(float as i64))
+        }
+        _ => Err(serde::de::Error::custom(format!("{number} is not an integer"))),
+    }
+}
+
+/// The id of a `what` in a path: a positive integer. Any other segment
+/// (`0`, `-1`, `abc`) names nothing, so it is a 404 like an id that is not
+/// in use.
+pub fn path_id(what: &str, id: &str) -> Result<i64, ApiError> {
+    id.parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| ApiError::not_found(format!("{what} {id:?}")))
+}
+
+/// `value` (or `default` when absent) if it lies in `range`, else a 400
+/// naming the parameter and its bounds, as the OpenAPI document states
+/// them.
+pub fn in_range(
+    name: &str,
+    value: Option<i64>,
+    default: i64,
+    range: std::ops::RangeInclusive<i64>,
+) -> Result<i64, ApiError> {
+    let value = value.unwrap_or(default);
+    if range.contains(&value) {
+        Ok(value)
+    } else {
+        Err(ApiError(Error::Invalid(format!(
+            "{name} must be between {} and {}, not {value}",
+            range.start(),
+            range.end()
+        ))))
+    }
+}
+
+/// The query parameters each operation of the document lists, by method
+/// (lower case) and path template (`/api/matches/{id}`).
+fn documented_query_parameters() -> &'static HashMap<(String, String), Vec<String>> {
+    static PARAMETERS: OnceLock<HashMap<(String, String), Vec<String>>> = OnceLock::new();
+    PARAMETERS.get_or_init(|| {
+        let mut parameters = HashMap::new();
+        let paths = openapi::document()
+            .get("paths")
+            .and_then(serde_json::Value::as_object)
+            .into_iter()
+            .flatten();
+        for (path, item) in paths {
+            for (method, operation) in item.as_object().into_iter().flatten() {
+                let names = operation
+                    .get("parameters")
+                    .and_then(serde_json::Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|parameter| parameter.get("in").and_then(serde_json::Value::as_str) == Some("query"))
+                    .filter_map(|parameter| parameter.get("name").and_then(serde_json::Value::as_str))
+                    .map(str::to_owned)
+                    .collect();
+                parameters.insert((method.clone(), path.clone()), names);
+            }
+        }
+        parameters
+    })
+}
+
+/// Refuses (400) a request to an API operation whose query string has a
+/// parameter the operation does not document: the one rule of the API is
+/// that what the document does not allow is refused, in query strings as in
+/// bodies (`additionalProperties: false`), so a misspelt parameter is never
+/// silently ignored.
+pub async fn refuse_unknown_query_parameters(
+    matched: axum::extract::MatchedPath,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if let Some(query) = request.uri().query() {
+        let method = match *request.method() {
+            axum::http::Method::HEAD => "get".to_owned(),
+            ref method => method.as_str().to_ascii_lowercase(),
+        };
+        let known = documented_query_parameters().get(&(method, matched.as_str().to_owned()));
+        if let Some(known) = known {
+            let unknown = url::form_urlencoded::parse(query.as_bytes())
+                .map(|(name, _)| name)
+                .find(|name| !known.iter().any(|known| known == name));
+            if let Some(name) = unknown {
+                let allowed = if known.is_empty() {
+                    "it takes none".to_owned()
+                } else {
+                    format!("it takes {}", known.join(", "))
+                };
+                return ApiError(Error::Invalid(format!(
+                    "unknown query parameter {name:?} for {} {}: {allowed}",
+                    request.method(),
+                    matched.as_str()
+                )))
+                .into_response();
+            }
+        }
+    }
+    next.run(request).await
 }
 
 /// `true`, the `ok` of every success body.
@@ -131,8 +266,10 @@ impl<'s> utoipa::ToResponse<'s> for ErrorResponse {
 }
 
 /// The JSON body of a state-changing request from a session: its CSRF
-/// token (or send it as `X-CSRF-Token`; API tokens need neither).
+/// token (or send it as `X-CSRF-Token`; API tokens need neither). Any
+/// other property is refused, like every body of the API.
 #[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CsrfBody {
     /// The session's CSRF token.
     #[serde(default)]

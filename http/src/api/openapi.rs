@@ -30,9 +30,24 @@ async fn serve() -> Json<Value> {
 /// What any operation may answer with the `Error` envelope, so no
 /// operation lists them: a malformed request (400), a token or session
 /// that is sent and not valid (401), something that does not exist (404),
-/// a rate limit (429), storage unavailable (503). Operations declare their
-/// success and their own refusals (403, 409, 413, …).
-const SHARED_REFUSALS: [u16; 5] = [400, 401, 404, 429, 503];
+/// a rate limit (429), header fields over
+/// [`crate::middleware::MAX_HEADER_BYTES`] (431), storage unavailable
+/// (503). Operations declare their success and their own refusals (403,
+/// 409, 413, …).
+const SHARED_REFUSALS: [u16; 6] = [400, 401, 404, 429, 431, 503];
+
+/// The document's description: the envelope of refusals and the rules
+/// every operation keeps.
+fn description() -> String {
+    format!(
+        "The ladder for game-playing bots. Every refusal is {{\"ok\": false, \"error\": \"...\"}} with the fitting status. \
+         What this document does not allow is refused with a 400: a body property an operation does not list \
+         (every body schema is `additionalProperties: false`), a query parameter it does not list, a number outside \
+         its minimum and maximum, a word outside its enum. A request whose header fields take more than {} KiB \
+         together (each counted as `name: value` and its line end) is refused with a 431.",
+        crate::middleware::MAX_HEADER_BYTES / 1024
+    )
+}
 
 /// The document, built once from the routes.
 pub fn document() -> &'static Value {
@@ -50,9 +65,7 @@ pub fn openapi() -> OpenApi {
     doc.info = InfoBuilder::new()
         .title("Arbiter")
         .version(env!("CARGO_PKG_VERSION"))
-        .description(Some(
-            "The ladder for game-playing bots. Every refusal is {\"ok\": false, \"error\": \"...\"} with the fitting status.",
-        ))
+        .description(Some(description()))
         .build();
     let mut paths = Paths::new();
     for (path, mut item) in std::mem::take(&mut doc.paths.paths) {

@@ -14,7 +14,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use utoipa::ToSchema;
+use utoipa::{PartialSchema, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -25,31 +25,38 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(detail))
 }
 
-/// The body of a new tournament: the request and the session's CSRF token.
-#[derive(serde::Deserialize)]
+/// The body of a new tournament: the request and the session's CSRF
+/// token. Any other property is refused.
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 struct NewTournament {
-    #[serde(flatten)]
-    request: TournamentRequest,
+    /// The tournament's name, 1 to 80 characters, not all spaces.
+    #[schema(min_length = 1, max_length = 80, pattern = "\\S")]
+    name: String,
+    /// The ladder, e.g. `othello:std`.
+    #[schema(value_type = crate::api::ladders::LadderName)]
+    ladder: String,
+    /// The bots, by name: 2 to 16 different ones.
+    #[schema(schema_with = bot_names)]
+    bots: Vec<String>,
+    /// Matches each pair plays (default 1).
+    #[serde(default, deserialize_with = "crate::api::optional_integer")]
+    #[schema(minimum = 1, maximum = 10)]
+    matches_per_pair: Option<i64>,
+    /// The session's CSRF token (not needed with an API token).
     #[serde(default)]
     csrf: Option<String>,
 }
 
-/// The body of a new tournament as documented (what [`NewTournament`]
-/// reads).
-#[derive(ToSchema)]
-#[schema(as = NewTournament)]
-#[expect(dead_code, reason = "a schema of what the handler reads, never built")]
-struct NewTournamentDoc {
-    /// The tournament's name.
-    name: String,
-    /// The ladder, e.g. `othello:std`.
-    ladder: String,
-    /// The bots, by name.
-    bots: Vec<String>,
-    /// Matches each pair plays (default 1).
-    matches_per_pair: Option<i64>,
-    /// The session's CSRF token (not needed with an API token).
-    csrf: Option<String>,
+/// The schema of [`NewTournament::bots`]: 2 to 16 different names.
+fn bot_names() -> utoipa::openapi::schema::Array {
+    utoipa::openapi::schema::ArrayBuilder::new()
+        .items(String::schema())
+        .min_items(Some(2))
+        .max_items(Some(tournaments::MAX_BOTS))
+        .unique_items(true)
+        .description(Some("The bots, by name: 2 to 16 different ones."))
+        .build()
 }
 
 /// A new tournament: its id and how many matches it queued.
@@ -96,7 +103,7 @@ pub struct TournamentDetail<'a> {
 /// of the bots' active versions plays `matches_per_pair` matches.
 #[utoipa::path(post, path = "/tournaments", tag = "tournaments", summary = "A round-robin tournament",
     security(("bearer" = []), ("session" = [])),
-    request_body = NewTournamentDoc,
+    request_body = NewTournament,
     responses(
         (status = 201, description = "created; its matches are queued", body = TournamentCreated),
         (status = 403, response = ErrorResponse),
@@ -108,7 +115,13 @@ async fn create(
     JsonBody(body): JsonBody<NewTournament>,
 ) -> ApiResult<(StatusCode, Json<TournamentCreated>)> {
     caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
-    let created = tournaments::create(&state.core, caller.user_id, &body.request).await?;
+    let request = TournamentRequest {
+        name: body.name,
+        ladder: body.ladder,
+        bots: body.bots,
+        matches_per_pair: body.matches_per_pair.unwrap_or(1),
+    };
+    let created = tournaments::create(&state.core, caller.user_id, &request).await?;
     Ok((
         StatusCode::CREATED,
         Json(TournamentCreated {
@@ -140,7 +153,7 @@ async fn list(State(state): State<AppState>) -> ApiResult<Json<TournamentList>> 
     ))]
 async fn detail(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<axum::response::Response> {
     use axum::response::IntoResponse;
-    let id = crate::api::matches::parse_id(&id)?;
+    let id = crate::api::path_id("tournament", &id)?;
     let detail = tournaments::detail(&state.core.db, TournamentId(id))
         .await?
         .ok_or_else(|| ApiError::not_found(format!("tournament {id}")))?;
