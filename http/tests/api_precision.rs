@@ -110,7 +110,7 @@ async fn words_outside_their_enum_are_400() {
             &uri,
             get(&app, &uri).await,
             StatusCode::BAD_REQUEST,
-            "sort must be rating or conservative",
+            "sort must be conservative or rating",
         );
     }
     for sort in ["rating", "conservative"] {

@@ -151,7 +151,7 @@ async fn leaderboard(
         // The empty word too: it is not in the enum.
         Some(other) => {
             return Err(ApiError(Error::Invalid(format!(
-                "sort must be rating or conservative, not {other:?}"
+                "sort must be conservative or rating, not {other:?}"
             ))));
         }
     };
