@@ -214,3 +214,57 @@ fn an_honest_native_bot_plays_whole_legs_and_sees_its_history() {
         assert!(native_turns.iter().all(|t| t.spent.us > 0 && t.spent.fuel.is_none()));
     }
 }
+
+/// Replays written before the per-game record was typed, committed under
+/// `tests/replays/`: the same match must still give these bytes, and the
+/// stored bytes must read back and write out unchanged (stored replays are
+/// verified byte for byte). `ARBITER_BLESS_REPLAYS=1` rewrites them, for a
+/// deliberate change of the format only.
+#[test]
+fn replays_keep_their_bytes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/replays");
+    let bless = std::env::var_os("ARBITER_BLESS_REPLAYS").is_some();
+    // A whole skirmish is megabytes of ticks: here the rush bot stops making
+    // sense after 60 ticks, which ends each game with its record so far.
+    let short_rush = Arc::new(InProcess::new("skirmish-rush-60", |setup: &GameSetup| {
+        let rng = arbiter_sdk::Rng::seeded(bot_seed(setup.seed, setup.game_index, setup.side));
+        let mut rush = arbiter_bots::answerer("skirmish-rush", rng).expect("house bot exists");
+        let mut replies = 0;
+        Box::new(move |request: &str| {
+            replies += 1;
+            if replies > 60 {
+                "no more".to_owned()
+            } else {
+                rush(request)
+            }
+        })
+    }));
+    for (file, variant, strong) in [
+        ("tictactoe.json", Variant::TicTacToe, "perfect"),
+        ("othello-std.json", Variant::Othello(Mode::Std), "greedy"),
+        ("skirmish.json", Variant::Skirmish, "greedy"),
+    ] {
+        let a = builtin(variant, strong);
+        let b = if variant == Variant::Skirmish {
+            short_rush.clone()
+        } else {
+            builtin(variant, "random")
+        };
+        let played = play(&MatchSettings::new(variant, 7), a.as_ref(), b.as_ref()).to_json();
+        let path = dir.join(file);
+        if bless {
+            std::fs::create_dir_all(&dir).expect("the replays folder");
+            std::fs::write(&path, &played).expect("a golden replay written");
+        }
+        let stored = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            played == stored,
+            "{file}: the same match no longer gives the stored bytes"
+        );
+        let read = Replay::from_json(&stored).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(
+            read.to_json() == stored,
+            "{file}: the stored replay does not write out unchanged"
+        );
+    }
+}
