@@ -5,6 +5,7 @@
 
 use crate::core::Core;
 use crate::error::{Error, Result};
+use crate::seed::random_seed;
 use arbiter_games::{BadBudget, Budget, Variant};
 
 /// Challenges per user per minute.
@@ -54,13 +55,6 @@ pub async fn active_version(core: &Core, name: &str, ladder: &str) -> Result<(i6
             }
         }
     }
-}
-
-/// A random match seed.
-pub fn random_seed() -> Result<i64, Error> {
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).map_err(|e| Error::Internal(format!("no randomness: {e}")))?;
-    Ok(i64::from_le_bytes(bytes) & i64::MAX)
 }
 
 /// What a challenge asks for.

@@ -43,6 +43,7 @@ pub mod ratings;
 pub mod replays;
 pub mod sandbox;
 pub mod scheduler;
+pub mod seed;
 pub mod simulate;
 pub mod stats;
 pub mod tournaments;

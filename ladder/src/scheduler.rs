@@ -309,7 +309,7 @@ async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &str, total: usize) -
     let candidates = candidates(&mut tx, ladder).await?;
     let pairs = pick_pairs(&candidates, want, now_ms());
     for pair in &pairs {
-        let seed = random_seed()?;
+        let seed = crate::seed::random_seed().map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
         // The low bit of the seed picks who is participant 0.
         let (a, b) = if seed & 1 == 0 {
             (pair.participant, pair.opponent)
@@ -330,13 +330,6 @@ async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &str, total: usize) -
     }
     tx.commit().await?;
     Ok(pairs.len())
-}
-
-/// A random non-negative seed.
-fn random_seed() -> Result<i64, sqlx::Error> {
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).map_err(|e| sqlx::Error::Protocol(format!("no randomness for a seed: {e}")))?;
-    Ok(i64::from_ne_bytes(bytes) & i64::MAX)
 }
 
 /// Every version registered for `ladder` that may be scheduled, with its

@@ -5,13 +5,14 @@
 //! Reading: [`list`] and [`detail`] are the one tournament list and the one
 //! tournament-with-results the API and the site share.
 
-use crate::challenges::{active_version, random_seed};
+use crate::challenges::active_version;
 use crate::core::Core;
 use crate::crosstable::{self, Crosstable};
 use crate::db::Db;
 use crate::db::now_ms;
 use crate::error::{Error, Result};
 use crate::model::TournamentId;
+use crate::seed::random_seed;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use std::collections::BTreeMap;
