@@ -126,11 +126,9 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
         }
     );
     for &(variant, budget) in &config.time_controls {
-        let before = arbiter_ladder::ladders::time_control(&core.db, variant).await?;
-        let time = arbiter_ladder::ladders::TimeControl::new(budget, before.fuel_per_ms);
-        if time != before {
-            arbiter_ladder::ladders::set_time_control(&core.db, variant, time).await?;
-            tracing::info!(ladder = %variant, "time control {time} (was {before})");
+        let change = arbiter_ladder::ladders::apply_time_control(&core.db, variant, budget, None).await?;
+        if change.changed() {
+            tracing::info!(ladder = %variant, "time control {} (was {})", change.after, change.before);
         }
     }
     arbiter_ladder::house::seed(&core)

@@ -152,3 +152,82 @@ pub async fn set_time_control(db: &Db, variant: Variant, time: TimeControl) -> R
     .await?;
     Ok(before)
 }
+
+/// What [`apply_time_control`] did: the control a ladder had and the one it
+/// has now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeControlChange {
+    /// The control before.
+    pub before: TimeControl,
+    /// The control now (the same as `before` when nothing changed).
+    pub after: TimeControl,
+}
+
+impl TimeControlChange {
+    /// Whether the control is different now.
+    pub fn changed(&self) -> bool {
+        self.before != self.after
+    }
+}
+
+/// Gives `variant`'s ladder the per-move cap and per-game bank `budget`
+/// (`arbiter serve --time`, `arbiter ladders time`) for matches queued from
+/// now on, with `fuel_per_ms` fuel per virtual millisecond, or the fuel rate
+/// it has when `None`. Writes only when the control changes. A fuel rate of
+/// 0 is [`Error::Invalid`].
+pub async fn apply_time_control(
+    db: &Db,
+    variant: Variant,
+    budget: Budget,
+    fuel_per_ms: Option<u64>,
+) -> Result<TimeControlChange, Error> {
+    if fuel_per_ms == Some(0) {
+        return Err(Error::Invalid("the fuel per millisecond must be positive".into()));
+    }
+    let before = time_control(db, variant).await?;
+    let after = TimeControl::new(budget, fuel_per_ms.unwrap_or(before.fuel_per_ms));
+    if after != before {
+        set_time_control(db, variant, after).await?;
+    }
+    Ok(TimeControlChange { before, after })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_time_control_applies_once_and_keeps_the_fuel_rate_unless_given() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = Db::open_sqlite(&dir.path().join("arbiter.db")).await.expect("database");
+        let ladder = Variant::TicTacToe;
+        let default = TimeControl::default_for(ladder);
+
+        let budget = Budget::new(default.turn_ms + 1, default.bank_ms + 10);
+        let change = apply_time_control(&db, ladder, budget, None).await.expect("applied");
+        assert_eq!(change.before, default);
+        assert_eq!(change.after, TimeControl::new(budget, default.fuel_per_ms));
+        assert!(change.changed());
+        assert_eq!(time_control(&db, ladder).await.expect("read"), change.after);
+
+        let again = apply_time_control(&db, ladder, budget, None)
+            .await
+            .expect("applied again");
+        assert!(!again.changed(), "the same control twice changes nothing");
+
+        let faster = apply_time_control(&db, ladder, budget, Some(7))
+            .await
+            .expect("new fuel rate");
+        assert_eq!(faster.after.fuel_per_ms, 7);
+        assert_eq!(time_control(&db, ladder).await.expect("read").fuel_per_ms, 7);
+
+        let refused = apply_time_control(&db, ladder, budget, Some(0)).await;
+        assert!(matches!(refused, Err(Error::Invalid(_))), "{refused:?}");
+        assert_eq!(time_control(&db, ladder).await.expect("read").fuel_per_ms, 7);
+        assert_eq!(
+            time_control(&db, Variant::Skirmish).await.expect("read"),
+            TimeControl::default_for(Variant::Skirmish),
+            "other ladders keep theirs"
+        );
+    }
+}

@@ -3,7 +3,7 @@
 use anyhow::Context;
 use arbiter_games::{Budget, Variant};
 use arbiter_ladder::db::Db;
-use arbiter_ladder::ladders::{self, TimeControl};
+use arbiter_ladder::ladders;
 use std::path::PathBuf;
 
 /// Where the ladder's database is.
@@ -62,12 +62,11 @@ pub fn run(command: Command) -> anyhow::Result<()> {
                 database,
             } => {
                 let db = open(&database).await?;
-                let before = ladders::time_control(&db, ladder).await?;
-                let fuel_per_ms = fuel_per_ms.unwrap_or(before.fuel_per_ms);
-                anyhow::ensure!(fuel_per_ms > 0, "--fuel-per-ms must be positive");
-                let time = TimeControl::new(budget, fuel_per_ms);
-                ladders::set_time_control(&db, ladder, time).await?;
-                println!("{ladder}: {time} (was {before}); matches queued from now on play with it");
+                let change = ladders::apply_time_control(&db, ladder, budget, fuel_per_ms).await?;
+                println!(
+                    "{ladder}: {} (was {}); matches queued from now on play with it",
+                    change.after, change.before
+                );
             }
         }
         anyhow::Ok(())
