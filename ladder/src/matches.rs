@@ -301,7 +301,7 @@ pub async fn replay_bytes(core: &Core, id: MatchId) -> Result<Vec<u8>> {
 /// Which participants of match `id` (0, 1, or both, ascending) are bots
 /// owned by `user`; empty if none. [`Error::NotFound`] if there is no such
 /// match.
-pub async fn sides_owned_by(db: &Db, id: MatchId, user: UserId) -> Result<Vec<i64>> {
+async fn sides_owned_by(db: &Db, id: MatchId, user: UserId) -> Result<Vec<i64>> {
     let owners = sqlx::query(
         "SELECT ab.owner_id, bb.owner_id FROM matches m \
          JOIN versions av ON av.id = m.a_version JOIN bots ab ON ab.id = av.bot_id \
@@ -333,10 +333,65 @@ pub struct MatchLog {
     pub stderr: String,
 }
 
+/// Why a viewer may not read the logs of a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogsRefused {
+    /// Nobody is signed in.
+    SignedOut,
+    /// The viewer owns neither bot of the match.
+    NotAnOwner,
+}
+
+impl LogsRefused {
+    /// The refusal in words, for the person refused.
+    pub fn message(self) -> &'static str {
+        match self {
+            LogsRefused::SignedOut => "sign in to read the logs of your bots",
+            LogsRefused::NotAnOwner => "logs are shown only to the owners of the bots in the match",
+        }
+    }
+}
+
+impl std::fmt::Display for LogsRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl From<LogsRefused> for Error {
+    /// [`Error::Unauthenticated`] for nobody signed in, else
+    /// [`Error::Forbidden`].
+    fn from(refused: LogsRefused) -> Error {
+        match refused {
+            LogsRefused::SignedOut => Error::Unauthenticated(refused.message().into()),
+            LogsRefused::NotAnOwner => Error::Forbidden(refused.message().into()),
+        }
+    }
+}
+
+/// The rule of who reads a match's logs, for the API and the pages alike:
+/// the owner of a participating bot reads what that bot wrote to stderr in
+/// match `id` (both sides' if they own both), by participant then game;
+/// anyone else gets a [`LogsRefused`]. `viewer` is the signed-in user, if
+/// any. [`Error::NotFound`] if a signed-in viewer asks about no such match.
+pub async fn logs_for(
+    db: &Db,
+    id: MatchId,
+    viewer: Option<UserId>,
+) -> Result<std::result::Result<Vec<MatchLog>, LogsRefused>> {
+    let Some(user) = viewer else {
+        return Ok(Err(LogsRefused::SignedOut));
+    };
+    let sides = sides_owned_by(db, id, user).await?;
+    if sides.is_empty() {
+        return Ok(Err(LogsRefused::NotAnOwner));
+    }
+    Ok(Ok(stored_logs(db, id, &sides).await?))
+}
+
 /// The stored stderr of `participants` (0 and/or 1) in match `id`, by
-/// participant then game. Whether the caller may read them is for the
-/// caller to check first ([`sides_owned_by`]).
-pub async fn logs(db: &Db, id: MatchId, participants: &[i64]) -> Result<Vec<MatchLog>> {
+/// participant then game, whoever asks ([`logs_for`] decides who may).
+async fn stored_logs(db: &Db, id: MatchId, participants: &[i64]) -> Result<Vec<MatchLog>> {
     let rows =
         sqlx::query("SELECT participant, game, stderr FROM match_logs WHERE match_id = $1 ORDER BY participant, game")
             .bind(id.0)
@@ -478,7 +533,7 @@ mod tests {
             sides_owned_by(&db, MatchId(9), UserId(1)).await,
             Err(Error::NotFound(_))
         ));
-        let logs = logs(&db, MatchId(1), &[0]).await.expect("logs");
+        let logs = stored_logs(&db, MatchId(1), &[0]).await.expect("logs");
         let stderr: Vec<&str> = logs.iter().map(|log| log.stderr.as_str()).collect();
         assert_eq!(stderr, ["a0", "a1"]);
         assert_eq!(
@@ -486,5 +541,40 @@ mod tests {
             json!({"participant": 0, "game": 0, "stderr": "a0"})
         );
         assert_eq!(seed(&db, MatchId(2)).await.expect("seed"), 8);
+    }
+
+    /// The one rule the API and the pages both call: each owner reads their
+    /// own side, a stranger and a signed-out viewer are refused.
+    #[tokio::test]
+    async fn logs_for_shows_owners_their_side_and_refuses_everyone_else() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = database(dir.path()).await;
+        let stderr = |logs: Vec<MatchLog>| -> Vec<(i64, String)> {
+            logs.into_iter().map(|log| (log.participant, log.stderr)).collect()
+        };
+        let alpha_owner = logs_for(&db, MatchId(1), Some(UserId(1))).await.expect("read");
+        assert_eq!(
+            stderr(alpha_owner.expect("the owner of side 0 reads it")),
+            [(0, "a0".to_owned()), (0, "a1".to_owned())]
+        );
+        let beta_owner = logs_for(&db, MatchId(1), Some(UserId(2))).await.expect("read");
+        assert_eq!(
+            stderr(beta_owner.expect("the owner of side 1 reads it")),
+            [(1, "b0".to_owned())]
+        );
+        assert_eq!(
+            logs_for(&db, MatchId(1), Some(UserId(3))).await.expect("read"),
+            Err(LogsRefused::NotAnOwner)
+        );
+        assert_eq!(
+            logs_for(&db, MatchId(1), None).await.expect("read"),
+            Err(LogsRefused::SignedOut)
+        );
+        assert!(matches!(
+            logs_for(&db, MatchId(9), Some(UserId(1))).await,
+            Err(Error::NotFound(_))
+        ));
+        assert!(matches!(Error::from(LogsRefused::NotAnOwner), Error::Forbidden(_)));
+        assert!(matches!(Error::from(LogsRefused::SignedOut), Error::Unauthenticated(_)));
     }
 }

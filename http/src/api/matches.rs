@@ -330,12 +330,8 @@ async fn training(State(state): State<AppState>, Path(id): Path<String>) -> ApiR
 async fn logs(State(state): State<AppState>, Path(id): Path<String>, caller: Caller) -> ApiResult<Json<MatchLogs>> {
     let id = parse_id(&id)?;
     let id = MatchId(id);
-    let mine = matches::sides_owned_by(&state.core.db, id, UserId(caller.user_id)).await?;
-    if mine.is_empty() {
-        return Err(ApiError(Error::Forbidden(
-            "logs are shown only to the owners of the bots in the match".into(),
-        )));
-    }
-    let logs = matches::logs(&state.core.db, id, &mine).await?;
+    let logs = matches::logs_for(&state.core.db, id, Some(UserId(caller.user_id)))
+        .await?
+        .map_err(|refused| ApiError(refused.into()))?;
     Ok(Json(MatchLogs { ok: True, logs }))
 }

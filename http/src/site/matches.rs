@@ -262,15 +262,10 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         Vec::new()
     };
 
-    // The owner of a participating bot sees its stderr.
-    let mut logs = Vec::new();
-    let mut owner = false;
-    if let Some(user) = viewer.user_id() {
-        let mine = matches::sides_owned_by(&state.core.db, id, UserId(user)).await?;
-        owner = !mine.is_empty();
-        if owner {
-            logs = matches::logs(&state.core.db, id, &mine)
-                .await?
+    // Whoever may read logs (the ladder decides) sees them; others see none.
+    let (owner, logs) = match matches::logs_for(&state.core.db, id, viewer.user_id().map(UserId)).await? {
+        Ok(logs) => {
+            let logs = logs
                 .into_iter()
                 .map(|log| LogView {
                     bot: names[usize::from(log.participant == 1)].clone(),
@@ -278,8 +273,10 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
                     stderr: log.stderr,
                 })
                 .collect();
+            (true, logs)
         }
-    }
+        Err(_refused) => (false, Vec::new()),
+    };
 
     let live = m.is_live();
     let live_replay = if live {
