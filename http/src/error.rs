@@ -64,7 +64,7 @@ impl IntoResponse for ApiError {
         if let Error::Internal(cause) = &self.0 {
             tracing::error!(status = %self.status(), %cause, "request failed");
         }
-        let body = serde_json::json!({ "ok": false, "error": self.0.to_string() });
+        let body = crate::api::Refusal::new(self.0.to_string());
         let mut response = (self.status(), Json(body)).into_response();
         if let Error::Unavailable(cause) = &self.0 {
             response.extensions_mut().insert(UnavailableCause(cause.to_string()));

@@ -12,7 +12,6 @@ use axum::http::header::{
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
 /// How long a request's body may stall (no new bytes) before the request
 /// fails: a client cannot hold a connection open by never finishing a body.
@@ -110,7 +109,7 @@ pub async fn json_errors(request: Request, next: Next) -> Response {
             .unwrap_or("request refused")
             .to_ascii_lowercase()
     });
-    let body = serde_json::to_vec(&json!({ "ok": false, "error": message })).unwrap_or_default();
+    let body = crate::api::Refusal::new(message).to_bytes();
     parts
         .headers
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));

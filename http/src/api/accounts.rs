@@ -16,7 +16,7 @@
 //! (`X-CSRF-Token` header or `csrf` JSON field). API clients sending
 //! `Authorization: Bearer` need neither: a browser cannot forge that header.
 
-use crate::api::{ErrorResponse, True};
+use crate::api::{ErrorResponse, Refusal, True};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ClientIp, JsonBody, OptionalJsonBody, SessionCookie, sent_csrf, session_secret};
 use crate::server::AppState;
@@ -30,7 +30,6 @@ use axum::http::header::CACHE_CONTROL;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use serde_json::json;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -47,7 +46,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Answers a known path asked with the wrong method: 405 as JSON.
 pub async fn method_not_allowed(method: Method) -> Response {
-    let body = json!({ "ok": false, "error": format!("this endpoint does not accept {method}") });
+    let body = Refusal::new(format!("this endpoint does not accept {method}"));
     (StatusCode::METHOD_NOT_ALLOWED, Json(body)).into_response()
 }
 

@@ -234,15 +234,36 @@ pub struct Done {
     pub ok: True,
 }
 
-/// The shape of every refusal: `{"ok": false, "error": "..."}` (built by
-/// [`ApiError`]'s `IntoResponse`).
+/// The body of every refusal under `/api`: `{"error": "...", "ok": false}`
+/// (the keys in that order, as the API has always written them). Every
+/// refusal the server writes is built from this type ([`ApiError`]'s
+/// `IntoResponse`, the 405 handler, the middleware that makes other
+/// refusals JSON).
+///
+/// [`ApiError`]: crate::error::ApiError
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[schema(as = Error)]
 pub struct Refusal {
-    /// `false`.
-    pub ok: False,
     /// Why, in words.
     pub error: String,
+    /// `false`.
+    pub ok: False,
+}
+
+impl Refusal {
+    /// A refusal saying `error`.
+    pub fn new(error: impl Into<String>) -> Refusal {
+        Refusal {
+            error: error.into(),
+            ok: False,
+        }
+    }
+
+    /// The refusal as JSON bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        // A struct of a string and a bool always serialises.
+        serde_json::to_vec(self).unwrap_or_default()
+    }
 }
 
 /// The reusable `Error` response of every refusal.
