@@ -534,7 +534,12 @@ fn builtin_and_house_bots_play_the_same_moves() {
     };
     /// A game as moves: (side, action, faulted) per turn, the rules'
     /// record of a skirmish game (every tick's orders), and the scores.
-    type Moves = Vec<(u8, Vec<(u8, Option<String>, bool)>, serde_json::Value, [u32; 2])>;
+    type Moves = Vec<(
+        u8,
+        Vec<(u8, Option<String>, bool)>,
+        Option<arbiter_games::skirmish::GameRecord>,
+        [u32; 2],
+    )>;
     let moves = |replay: &Replay| -> Moves {
         replay
             .games
@@ -545,7 +550,7 @@ fn builtin_and_house_bots_play_the_same_moves() {
                     .iter()
                     .map(|turn| (u8::from(turn.side), turn.action.clone(), turn.fault.is_some()))
                     .collect();
-                let ticks = game.record.get("game").cloned().unwrap_or_default();
+                let ticks = game.record.skirmish().map(|record| record.game.clone());
                 (game.index, turns, ticks, game.scores)
             })
             .collect()

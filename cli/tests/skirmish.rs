@@ -86,7 +86,7 @@ fn play(settings: &MatchSettings, a: &dyn Entrant, b: &dyn Entrant) -> PlayedMat
 }
 
 fn record(game: &GameRecord) -> SkirmishRecord {
-    SkirmishRecord::from_game(game).expect("a skirmish record")
+    SkirmishRecord::from_game(game).expect("a skirmish record").clone()
 }
 
 /// The side participant 0 played in `game`.

@@ -257,7 +257,10 @@ pub trait Game: Clone + Send + 'static {
     /// The action in the game's notation, for replays (`d3`, `pass`, `1-1`).
     fn notation(&self, action: &Self::Action) -> String;
 
-    /// What a replay keeps of this game besides its turns (Othello: the
-    /// opening moves, the move transcript and the final board).
-    fn record(&self) -> serde_json::Value;
+    /// What a replay keeps of this game besides its turns: a typed record
+    /// per game ([`tictactoe::TicTacToeRecord`], [`othello::OthelloRecord`]).
+    type Record: serde::Serialize + serde::de::DeserializeOwned + Clone + PartialEq + std::fmt::Debug;
+
+    /// This game's record as a replay keeps it.
+    fn record(&self) -> Self::Record;
 }

@@ -2,7 +2,7 @@
 
 use crate::reply::{object, short_json};
 use crate::{FinishReason, Game, IllegalAction, Outcome, ReplyError, RequestContext, Scoring, Side};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A cell, `row * 3 + column`, named `"R-C"`.
@@ -211,6 +211,17 @@ pub fn parse_play(line: &str) -> Result<Cell, ReplyError> {
     }
 }
 
+/// What a replay keeps of one tic-tac-toe game besides its turns. The
+/// fields are in the order a replay writes them (by name).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TicTacToeRecord {
+    /// The grid at the end: each cell (`a1` … `c3`) to `X`, `O` or `""`.
+    pub final_board: BTreeMap<String, String>,
+    /// The marks in the order played, as cell names.
+    pub moves: Vec<String>,
+}
+
 impl Game for TicTacToe {
     type Action = Action;
 
@@ -314,10 +325,17 @@ impl Game for TicTacToe {
         }
     }
 
-    fn record(&self) -> serde_json::Value {
-        serde_json::json!({
-            "moves": self.moves.iter().map(|&cell| cell_name(cell)).collect::<Vec<_>>(),
-            "final_board": self.position.board(),
-        })
+    type Record = TicTacToeRecord;
+
+    fn record(&self) -> TicTacToeRecord {
+        TicTacToeRecord {
+            final_board: self
+                .position
+                .board()
+                .into_iter()
+                .map(|(cell, mark)| (cell, mark.to_owned()))
+                .collect(),
+            moves: self.moves.iter().map(|&cell| cell_name(cell)).collect(),
+        }
     }
 }

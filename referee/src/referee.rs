@@ -1,7 +1,7 @@
 //! The match loop: two games with sides swapped, budgets and faults.
 
 use crate::player::{Entrant, Fault, GameSetup, Player, SpawnError, TurnError};
-use crate::replay::{self, GameRecord, MatchResult, Replay, ReplaySettings, TurnRecord};
+use crate::replay::{self, GameRecord, GameSpecificRecord, MatchResult, Replay, ReplaySettings, TurnRecord};
 use arbiter_games::othello::Othello;
 use arbiter_games::tictactoe::TicTacToe;
 use arbiter_games::{Budget, FinishReason, Game, Outcome, RequestContext, Scoring, Side, Variant};
@@ -269,7 +269,7 @@ fn leftovers(players: &Players) -> [Leftover; 2] {
     })
 }
 
-fn play_game<G: Game>(
+fn play_game<G: Game<Record: Into<GameSpecificRecord>>>(
     settings: &MatchSettings,
     mut game: G,
     index: u8,
@@ -394,7 +394,7 @@ fn play_game<G: Game>(
         sides,
         turns,
         (outcome, detail),
-        game.record(),
+        game.record().into(),
         &players,
         stalled,
     ))
@@ -408,7 +408,7 @@ impl Leg {
         sides: [u8; 2],
         turns: Vec<TurnRecord>,
         (outcome, detail): (Outcome, Option<String>),
-        record: serde_json::Value,
+        record: GameSpecificRecord,
         players: &Players,
         stalled: bool,
     ) -> Leg {

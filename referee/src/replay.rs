@@ -7,6 +7,9 @@
 //! whenever the meaning of a field does.
 
 use crate::player::{EntrantInfo, Spent};
+use crate::skirmish::SkirmishRecord;
+use arbiter_games::othello::OthelloRecord;
+use arbiter_games::tictactoe::TicTacToeRecord;
 use arbiter_games::{FinishReason, Side};
 use serde::{Deserialize, Serialize};
 
@@ -82,8 +85,97 @@ pub struct GameRecord {
     /// The fault in words, e.g. `d3 flips nothing`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
-    /// Game-specific record (Othello: opening, transcript, final board).
-    pub record: serde_json::Value,
+    /// What the game keeps besides its turns, typed by game.
+    pub record: GameSpecificRecord,
+}
+
+/// What a replay keeps of one game besides its turns, one type per game.
+///
+/// # Bytes
+///
+/// Replays are verified byte for byte, and these records were first
+/// written as untyped JSON objects: a record is therefore written as that
+/// object was, every object's keys in name order at every depth (the rules'
+/// skirmish types declare theirs in another order). Reading tells the games
+/// apart by their fields; a record of none of these shapes (another
+/// version's) is kept as [`GameSpecificRecord::Unread`], so such a replay
+/// still loads and writes out unchanged.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum GameSpecificRecord {
+    /// A skirmish game: the rules' record plus time spent and ticks skipped.
+    Skirmish(Box<SkirmishRecord>),
+    /// An Othello game (leg): opening, transcript, final board and discs.
+    Othello(OthelloRecord),
+    /// A tic-tac-toe game: the moves and the final grid.
+    TicTacToe(TicTacToeRecord),
+    /// A record this program does not read, kept as stored.
+    Unread(serde_json::Value),
+}
+
+impl Serialize for GameSpecificRecord {
+    /// As the JSON object it always was: keys in name order at every depth.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        let value = match self {
+            GameSpecificRecord::Skirmish(record) => serde_json::to_value(record),
+            GameSpecificRecord::Othello(record) => serde_json::to_value(record),
+            GameSpecificRecord::TicTacToe(record) => serde_json::to_value(record),
+            GameSpecificRecord::Unread(value) => return value.serialize(serializer),
+        }
+        .map_err(S::Error::custom)?;
+        value.serialize(serializer)
+    }
+}
+
+impl GameSpecificRecord {
+    /// The skirmish record, if this is a skirmish game's.
+    pub fn skirmish(&self) -> Option<&SkirmishRecord> {
+        match self {
+            GameSpecificRecord::Skirmish(record) => Some(record),
+            _ => None,
+        }
+    }
+
+    /// The Othello record, if this is an Othello game's.
+    pub fn othello(&self) -> Option<&OthelloRecord> {
+        match self {
+            GameSpecificRecord::Othello(record) => Some(record),
+            _ => None,
+        }
+    }
+
+    /// The tic-tac-toe record, if this is a tic-tac-toe game's.
+    pub fn tictactoe(&self) -> Option<&TicTacToeRecord> {
+        match self {
+            GameSpecificRecord::TicTacToe(record) => Some(record),
+            _ => None,
+        }
+    }
+
+    /// The game's moves in one line of notation, for games that have one
+    /// (Othello: `f5d6c3…`).
+    pub fn transcript(&self) -> Option<&str> {
+        self.othello().map(|record| record.transcript.as_str())
+    }
+}
+
+impl From<OthelloRecord> for GameSpecificRecord {
+    fn from(record: OthelloRecord) -> GameSpecificRecord {
+        GameSpecificRecord::Othello(record)
+    }
+}
+
+impl From<TicTacToeRecord> for GameSpecificRecord {
+    fn from(record: TicTacToeRecord) -> GameSpecificRecord {
+        GameSpecificRecord::TicTacToe(record)
+    }
+}
+
+impl From<SkirmishRecord> for GameSpecificRecord {
+    fn from(record: SkirmishRecord) -> GameSpecificRecord {
+        GameSpecificRecord::Skirmish(Box::new(record))
+    }
 }
 
 /// One turn of one side.
@@ -183,7 +275,7 @@ impl Replay {
                 game.scores[1],
                 game.reason,
             );
-            if let Some(record) = crate::skirmish::SkirmishRecord::from_game(game) {
+            if let Some(record) = game.record.skirmish() {
                 let _ = write!(
                     out,
                     "({} ticks, skipped {} + {}, {} + {} ms)",
@@ -209,7 +301,7 @@ impl Replay {
                 let _ = write!(out, "  [{} {}: {detail}]", name(game.sides[side.index()]), game.reason);
             }
             out.push('\n');
-            if let Some(transcript) = game.record.get("transcript").and_then(|t| t.as_str()) {
+            if let Some(transcript) = game.record.transcript() {
                 let _ = writeln!(out, "  {transcript}");
             }
         }

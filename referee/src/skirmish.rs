@@ -16,8 +16,10 @@ use arbiter_games::{FinishReason, Side, Variant};
 use serde::{Deserialize, Serialize};
 
 /// What the referee adds to the rules' record of one skirmish game: time
-/// spent and ticks skipped per side. Stored as the replay's `record`.
+/// spent and ticks skipped per side. Stored as the replay's `record`
+/// ([`GameSpecificRecord::Skirmish`](crate::replay::GameSpecificRecord)).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SkirmishRecord {
     /// The rules' record: map, seed, every tick's actions and digests.
     pub game: arbiter_games::skirmish::GameRecord,
@@ -31,8 +33,8 @@ pub struct SkirmishRecord {
 
 impl SkirmishRecord {
     /// The skirmish record stored in a replay's game, if it is one.
-    pub fn from_game(game: &GameRecord) -> Option<SkirmishRecord> {
-        serde_json::from_value(game.record.clone()).ok()
+    pub fn from_game(game: &GameRecord) -> Option<&SkirmishRecord> {
+        game.record.skirmish()
     }
 }
 
@@ -221,13 +223,12 @@ pub(crate) fn play_game(
         skipped,
         stale,
     };
-    let record = serde_json::to_value(&record).map_err(|e| host(e.to_string()))?;
     Ok(Leg::ended(
         index,
         sides,
         Vec::new(),
         (outcome, detail),
-        record,
+        record.into(),
         &players,
         stalled,
     ))

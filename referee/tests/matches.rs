@@ -52,9 +52,10 @@ fn every_variant_plays_two_games_with_sides_swapped() {
         ];
         assert_eq!(replay.result.totals, totals, "{variant}");
         if let Variant::Othello(mode) = variant {
-            let openings: Vec<_> = replay.games.iter().map(|g| g.record["opening"].clone()).collect();
+            let othello = |g: &arbiter_referee::replay::GameRecord| g.record.othello().cloned();
+            let openings: Vec<_> = replay.games.iter().map(|g| othello(g).map(|r| r.opening)).collect();
             assert_eq!(openings[0], openings[1], "both legs start from the same opening");
-            let opening_moves = replay.games[0].record["opening_moves"].as_array().map(Vec::len);
+            let opening_moves = othello(&replay.games[0]).map(|r| r.opening_moves.len());
             assert_eq!(opening_moves, Some(if mode == Mode::Reversi { 12 } else { 8 }));
         }
     }
@@ -266,5 +267,30 @@ fn replays_keep_their_bytes() {
             read.to_json() == stored,
             "{file}: the stored replay does not write out unchanged"
         );
+        for game in &read.games {
+            let typed = match variant {
+                Variant::TicTacToe => game.record.tictactoe().is_some(),
+                Variant::Othello(_) => game.record.othello().is_some(),
+                Variant::Skirmish => game.record.skirmish().is_some(),
+            };
+            assert!(typed, "{file}: game {} is read as its game's record", game.index);
+        }
     }
+}
+
+/// A record of no known shape (another version's) still loads, is kept as
+/// it was and writes out byte for byte.
+#[test]
+fn a_record_of_another_shape_loads_and_keeps_its_bytes() {
+    use arbiter_referee::replay::GameSpecificRecord;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/replays/othello-std.json");
+    let stored = String::from_utf8(std::fs::read(path).expect("the golden Othello replay")).expect("UTF-8");
+    // A key that sorts where `transcript` did, as stored keys are in name order.
+    let renamed = stored.replacen("\"transcript\"", "\"transcript_of_old\"", 1);
+    assert_ne!(renamed, stored);
+    let read = Replay::from_json(renamed.as_bytes()).expect("loads");
+    assert!(matches!(read.games[0].record, GameSpecificRecord::Unread(_)));
+    assert!(read.games[1].record.othello().is_some());
+    assert_eq!(read.games[0].record.transcript(), None);
+    assert!(read.to_json() == renamed.as_bytes(), "writes out unchanged");
 }

@@ -354,6 +354,24 @@ impl Othello {
     }
 }
 
+/// What a replay keeps of one Othello game (leg) besides its turns. The
+/// fields are in the order a replay writes them (by name).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OthelloRecord {
+    /// Discs of each side at the end: black (first), white (second).
+    pub discs: [u32; 2],
+    /// The board at the end as bots see it: 0 empty, 1 black, 2 white.
+    pub final_board: Vec<u8>,
+    /// The opening in move names, e.g. `f5d6c3d3`.
+    pub opening: String,
+    /// The opening as the numbers bots use (the square, -1 for a pass).
+    pub opening_moves: Vec<i32>,
+    /// Every move of the leg, opening included, in move names (`--` for a
+    /// pass).
+    pub transcript: String,
+}
+
 impl Game for Othello {
     type Action = Move;
 
@@ -423,14 +441,16 @@ impl Game for Othello {
         move_name(*action, self.position.mode().board_size())
     }
 
-    fn record(&self) -> serde_json::Value {
+    type Record = OthelloRecord;
+
+    fn record(&self) -> OthelloRecord {
         let size = self.position.mode().board_size();
-        serde_json::json!({
-            "opening_moves": self.opening.iter().map(|&mv| mv.code()).collect::<Vec<_>>(),
-            "opening": self.opening.iter().map(|&mv| move_name(mv, size)).collect::<String>(),
-            "transcript": self.transcript(),
-            "final_board": self.position.board(),
-            "discs": self.position.counts(),
-        })
+        OthelloRecord {
+            discs: self.position.counts(),
+            final_board: self.position.board(),
+            opening: self.opening.iter().map(|&mv| move_name(mv, size)).collect(),
+            opening_moves: self.opening.iter().map(|&mv| mv.code()).collect(),
+            transcript: self.transcript(),
+        }
     }
 }

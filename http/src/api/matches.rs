@@ -15,7 +15,6 @@ use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use serde_json::Value;
 use tower_http::compression::CompressionLayer;
 use utoipa::ToSchema;
 use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
@@ -210,7 +209,7 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Ap
     }
     let mut text = String::new();
     for game in &replay.games {
-        let line = game.record.get("transcript").and_then(Value::as_str).unwrap_or("");
+        let line = game.record.transcript().unwrap_or("");
         text.push_str(line);
         text.push('\n');
     }

@@ -194,12 +194,11 @@ fn games(replay: &Replay, names: &[String; 2]) -> Vec<GameView> {
                 fault,
                 opening: game
                     .record
-                    .get("opening")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
+                    .othello()
+                    .map(|record| record.opening.clone())
+                    .unwrap_or_default(),
                 turns,
-                ticks: arbiter_referee::skirmish::SkirmishRecord::from_game(game).map(|record| {
+                ticks: game.record.skirmish().map(|record| {
                     fuel = record.spent.map(|spent| spent.fuel.unwrap_or(0));
                     TickSummary {
                         played: record.game.ticks.len(),
