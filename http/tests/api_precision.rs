@@ -268,3 +268,30 @@ async fn bodies_are_read_as_their_schema_allows() {
         "2.5 is not an integer",
     );
 }
+
+/// A match's `reasons` are documented as what they are: per game, the
+/// finish reason and who faulted (not an untyped value).
+#[tokio::test]
+async fn match_reasons_are_documented_per_game() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = app(&dir).await;
+    let (status, doc) = get(&app, "/api/openapi.json").await;
+    assert_eq!(status, StatusCode::OK);
+    let schemas = &doc["components"]["schemas"];
+    let reasons = &schemas["MatchSummary"]["properties"]["reasons"];
+    assert!(
+        reasons.to_string().contains("#/components/schemas/GameFinish"),
+        "{reasons}"
+    );
+    let finish = &schemas["GameFinish"];
+    let mut properties: Vec<&str> = finish["properties"]
+        .as_object()
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    properties.sort_unstable();
+    assert_eq!(
+        properties,
+        ["faulted_participant", "faulted_side", "game", "reason"],
+        "{finish}"
+    );
+}

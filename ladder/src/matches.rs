@@ -11,7 +11,9 @@ use crate::core::Core;
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::model::{BotId, MatchId, MatchKind, MatchStatus, TournamentId, UserId, VersionId};
-use serde::Serialize;
+use arbiter_games::{FinishReason, Side};
+use arbiter_referee::Replay;
+use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
@@ -88,10 +90,9 @@ pub struct MatchSummary {
     pub winner: Option<i64>,
     /// Each participant's total score over both games, once finished.
     pub scores: [Option<i64>; 2],
-    /// Each game's finish reason and who faulted, as the worker stored it
-    /// (a JSON array); `null` before the end, or if the stored text is not
-    /// JSON (logged).
-    pub reasons: serde_json::Value,
+    /// How each game ended, in game order; `null` before the end, or if
+    /// the stored text cannot be read (logged).
+    pub reasons: Option<Vec<GameFinish>>,
     /// Why the host failed the match, for a failed match.
     pub error: Option<String>,
     /// How many times a worker claimed it.
@@ -101,6 +102,55 @@ pub struct MatchSummary {
     /// The API path of its replay, `/api/matches/{id}/replay`, once a
     /// replay is stored; `None` before.
     pub replay: Option<String>,
+}
+
+/// How one game of a finished match ended: the `reasons` of a match, one
+/// per game. Stored in the `reasons` column and served by the API as the
+/// same JSON object, its keys in name order (the order they were always
+/// written in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct GameFinish {
+    /// The participant (0 or 1) whose fault ended the game, if one did.
+    pub faulted_participant: Option<u8>,
+    /// The side (0 moves first) whose fault ended the game, if one did.
+    pub faulted_side: Option<u8>,
+    /// The game, 0 or 1.
+    pub game: u8,
+    /// Why it ended, e.g. `discs`, `timeout`, `illegal_move`.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "discs"))]
+    pub reason: FinishReason,
+}
+
+impl GameFinish {
+    /// How each game of `replay` ended, in game order.
+    pub fn of_replay(replay: &Replay) -> Vec<GameFinish> {
+        replay
+            .games
+            .iter()
+            .map(|game| {
+                let faulted_side = game.faulted.map(Side::index);
+                GameFinish {
+                    faulted_participant: faulted_side.and_then(|side| game.sides.get(side).copied()),
+                    faulted_side: faulted_side.and_then(|side| u8::try_from(side).ok()),
+                    game: game.index,
+                    reason: game.reason,
+                }
+            })
+            .collect()
+    }
+
+    /// The text of the `reasons` column for `finishes`: a JSON array.
+    pub fn column(finishes: &[GameFinish]) -> String {
+        // Integers, options and a unit enum always serialise.
+        serde_json::to_string(finishes).unwrap_or_default()
+    }
+
+    /// Reads the text of a `reasons` column.
+    pub fn read_column(text: &str) -> std::result::Result<Vec<GameFinish>, serde_json::Error> {
+        serde_json::from_str(text)
+    }
 }
 
 impl MatchSummary {
@@ -117,13 +167,15 @@ impl MatchSummary {
                 rating_after: row.try_get(after)?,
             })
         };
-        let reasons = match row.try_get::<Option<String>, _>("reasons")? {
-            Some(text) => serde_json::from_str(&text).unwrap_or_else(|error| {
-                tracing::warn!(match_id = id.0, %error, "the reasons of a match are not JSON");
-                serde_json::Value::Null
-            }),
-            None => serde_json::Value::Null,
-        };
+        let reasons =
+            row.try_get::<Option<String>, _>("reasons")?
+                .and_then(|text| match GameFinish::read_column(&text) {
+                    Ok(reasons) => Some(reasons),
+                    Err(error) => {
+                        tracing::warn!(match_id = id.0, %error, "the reasons of a match cannot be read");
+                        None
+                    }
+                });
         let has_replay = row.try_get::<Option<String>, _>("replay_sha256")?.is_some();
         Ok(MatchSummary {
             id,
@@ -427,7 +479,9 @@ mod tests {
              (10, 1, 1, 'x', 1, 'active', '[]', 0), (20, 2, 3, 'y', 1, 'active', '[]', 0)",
             "INSERT INTO matches (id, ladder, a_version, b_version, seed, kind, status, created_ms, attempts, started_ms, \
                finished_ms, winner, score_a, score_b, reasons, a_before, a_after, b_before, b_after) VALUES \
-             (1, 'othello:std', 10, 20, 7, 'ranked', 'finished', 100, 1, 110, 120, 1, 28, 36, '[{\"game\":0}]', \
+             (1, 'othello:std', 10, 20, 7, 'ranked', 'finished', 100, 1, 110, 120, 1, 28, 36, \
+              '[{\"faulted_participant\":null,\"faulted_side\":null,\"game\":0,\"reason\":\"discs\"},\
+                {\"faulted_participant\":0,\"faulted_side\":1,\"game\":1,\"reason\":\"timeout\"}]', \
               1500.0, 1490.5, 1500.0, 1509.5), \
              (2, 'othello:anti', 20, 10, 8, 'challenge', 'queued', 200, 0, NULL, NULL, NULL, NULL, NULL, NULL, \
               NULL, NULL, NULL, NULL)",
@@ -450,7 +504,12 @@ mod tests {
                 {"version_id": 10, "bot": "Alpha", "version": 1, "rating_before": 1500.0, "rating_after": 1490.5},
                 {"version_id": 20, "bot": "beta", "version": 3, "rating_before": 1500.0, "rating_after": 1509.5},
             ],
-            "winner": 1, "scores": [28, 36], "reasons": [{"game": 0}], "error": null, "attempts": 1,
+            "winner": 1, "scores": [28, 36],
+            "reasons": [
+                {"faulted_participant": null, "faulted_side": null, "game": 0, "reason": "discs"},
+                {"faulted_participant": 0, "faulted_side": 1, "game": 1, "reason": "timeout"},
+            ],
+            "error": null, "attempts": 1,
             "tournament_id": null, "replay": null,
         });
         assert_eq!(serde_json::to_value(&found).expect("json"), expected);
@@ -576,5 +635,50 @@ mod tests {
         ));
         assert!(matches!(Error::from(LogsRefused::NotAnOwner), Error::Forbidden(_)));
         assert!(matches!(Error::from(LogsRefused::SignedOut), Error::Unauthenticated(_)));
+    }
+
+    /// The reasons column is written and read as one type, in the bytes the
+    /// worker has always written (`json!` objects: keys in name order).
+    #[test]
+    fn game_finishes_are_the_stored_reasons_column() {
+        let replay = Replay::from_json(include_bytes!("../../referee/tests/replays/skirmish.json")).expect("replay");
+        let finishes = GameFinish::of_replay(&replay);
+        // The short rush bot (participant 1) stops making sense in both games:
+        // on side 1 in game 0, on side 0 in game 1.
+        assert_eq!(
+            finishes,
+            [
+                GameFinish {
+                    faulted_participant: Some(1),
+                    faulted_side: Some(1),
+                    game: 0,
+                    reason: FinishReason::BadReply
+                },
+                GameFinish {
+                    faulted_participant: Some(1),
+                    faulted_side: Some(0),
+                    game: 1,
+                    reason: FinishReason::BadReply
+                },
+            ]
+        );
+        let as_written_before: Vec<serde_json::Value> = finishes
+            .iter()
+            .map(|finish| {
+                json!({
+                    "game": finish.game,
+                    "reason": finish.reason.as_str(),
+                    "faulted_side": finish.faulted_side,
+                    "faulted_participant": finish.faulted_participant,
+                })
+            })
+            .collect();
+        let column = GameFinish::column(&finishes);
+        assert_eq!(column, serde_json::Value::Array(as_written_before).to_string());
+        assert_eq!(GameFinish::read_column(&column).expect("reads back"), finishes);
+        assert!(
+            GameFinish::read_column(r#"[{"game": 0}]"#).is_err(),
+            "a partial record is not read"
+        );
     }
 }

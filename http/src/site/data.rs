@@ -105,7 +105,7 @@ mod tests {
             participants: [side("a", 1500.0, 1510.0), side("b", 1500.0, 1490.0)],
             winner,
             scores: [Some(50), Some(78)],
-            reasons: serde_json::Value::Null,
+            reasons: None,
             error: None,
             attempts: 1,
             tournament_id: None,
