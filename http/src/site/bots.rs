@@ -2,7 +2,7 @@
 
 use super::chart::Chart;
 use super::view::{self, MatchRow, When};
-use super::{Nav, SiteError, SiteResult, Viewer, data, render};
+use super::{Nav, SiteError, SiteResult, Viewer, match_rows, render};
 use crate::server::AppState;
 use arbiter_ladder::bots::{self, VersionWithRatings};
 use arbiter_ladder::model::{MatchStatus, UserId, VersionStatus};
@@ -167,7 +167,7 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         .collect();
     head_to_head.sort_by(|x, y| y.matches.cmp(&x.matches).then_with(|| x.opponent.cmp(&y.opponent)));
 
-    let matches = data::recent_for_bot(&state, bot.id, 20).await?;
+    let matches = match_rows::recent_for_bot(&state, bot.id, 20).await?;
     Ok(render(&BotPage {
         nav: viewer.nav("bots"),
         title: format!("{} — bot", bot.name),

@@ -1,7 +1,7 @@
 //! The home page and the ladder pages.
 
 use super::view::{self, MatchRow, When};
-use super::{Nav, SiteError, SiteResult, Viewer, data, render};
+use super::{Nav, SiteError, SiteResult, Viewer, match_rows, render};
 use crate::server::AppState;
 use arbiter_ladder::ladders;
 use arbiter_ladder::leaderboard::{self, LeaderboardRow, Sort, TREND_MATCHES};
@@ -40,8 +40,8 @@ pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
             name,
         });
     }
-    let live = data::matches(&state, "", "running", 0, 10).await?;
-    let recent = data::matches(&state, "", "finished", 0, 15).await?;
+    let live = match_rows::list(&state, "", "running", 0, 10).await?;
+    let recent = match_rows::list(&state, "", "finished", 0, 15).await?;
     Ok(render(&HomePage {
         nav: viewer.nav("home"),
         title: "Arbiter — a ladder for game bots".into(),
@@ -186,7 +186,7 @@ pub async fn ladder(
     if query.fragment.as_deref() == Some("rows") {
         return Ok(render(&LadderRows { rows: board }));
     }
-    let recent = data::matches(&state, &name, "", 0, 20).await?;
+    let recent = match_rows::list(&state, &name, "", 0, 20).await?;
     let time = ladders::time_control(&state.core.db, variant).await?;
     Ok(render(&LadderPage {
         time,

@@ -3,7 +3,7 @@
 //! queued or running match follows the live events instead.
 
 use super::view::{self, MatchRow, When};
-use super::{Nav, SiteError, SiteResult, Viewer, data, render};
+use super::{Nav, SiteError, SiteResult, Viewer, match_rows, render};
 use crate::server::AppState;
 use arbiter_ladder::matches;
 use arbiter_ladder::model::{MatchId, UserId};
@@ -225,7 +225,7 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
     let m = matches::find(&state.core.db, id)
         .await?
         .ok_or_else(|| SiteError::not_found(format!("match {id}")))?;
-    let row = data::match_row(&m);
+    let row = match_rows::match_row(&m);
     let participant = |p: &arbiter_ladder::matches::Participant| -> Participant {
         Participant {
             bot: p.bot.clone(),

@@ -2,7 +2,7 @@
 //! standings and crosstable.
 
 use super::view::{self, MatchRow, When};
-use super::{Nav, SiteError, SiteResult, Viewer, data, render};
+use super::{Nav, SiteError, SiteResult, Viewer, match_rows, render};
 use crate::server::AppState;
 use arbiter_ladder::ladders;
 use arbiter_ladder::model::TournamentId;
@@ -144,7 +144,7 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         matches_per_pair,
         ..
     } = tournament;
-    let matches = data::matches(&state, "", "", id, 200).await?;
+    let matches = match_rows::list(&state, "", "", id, 200).await?;
     Ok(render(&TournamentPage {
         nav: viewer.nav("tournaments"),
         title: format!("{name} — tournament"),

@@ -1,6 +1,8 @@
-//! Database reads the pages share. Matches come from the ladder
-//! ([`arbiter_ladder::matches`]) as the same typed rows the API serialises,
-//! so a page and `/api/matches` always agree.
+//! Matches as rows of the pages' match lists ([`MatchRow`]): the lists the
+//! home, bot, user and tournament pages show, and the mapping of one match
+//! to its row. The matches come from the ladder ([`arbiter_ladder::matches`])
+//! as the same typed rows the API serialises, so a page and `/api/matches`
+//! always agree.
 
 use super::view::{MatchRow, Side, When, signed};
 use crate::server::AppState;
@@ -57,13 +59,7 @@ pub async fn recent_for_bot(state: &AppState, bot: BotId, limit: i64) -> Result<
 
 /// The newest matches, optionally of one ladder (`""` = all), one status
 /// (`""` = all) and one tournament (`0` = any), as rows.
-pub async fn matches(
-    state: &AppState,
-    ladder: &str,
-    status: &str,
-    tournament: i64,
-    limit: i64,
-) -> Result<Vec<MatchRow>> {
+pub async fn list(state: &AppState, ladder: &str, status: &str, tournament: i64, limit: i64) -> Result<Vec<MatchRow>> {
     let filter = MatchFilter {
         ladder: (!ladder.is_empty()).then(|| ladder.to_owned()),
         status: match status {
