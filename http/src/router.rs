@@ -14,7 +14,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The whole application: the JSON API under `/api` and the site.
 pub fn app(state: AppState) -> Router {
-    let upload_limit = state.config.max_upload_bytes + crate::upload_form::FORM_OVERHEAD;
+    let upload_limit = state.core.max_module_bytes() + crate::upload_form::FORM_OVERHEAD;
     Router::new()
         .nest("/api", crate::api::router(upload_limit))
         .merge(crate::site::router(upload_limit))

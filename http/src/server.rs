@@ -29,8 +29,6 @@ pub struct ServerConfig {
     /// Whether to keep the ladders playing (off for tests that queue
     /// matches themselves).
     pub schedule: bool,
-    /// Largest upload body, in bytes.
-    pub max_upload_bytes: usize,
     /// Glicko-2 or Elo.
     pub rating: RatingSystem,
     /// Reverse proxies whose `X-Forwarded-For` is believed: behind them the
@@ -62,7 +60,6 @@ impl Default for ServerConfig {
             database_url: None,
             blobs: None,
             schedule: true,
-            max_upload_bytes: arbiter_sandbox::SandboxConfig::default().max_module_bytes,
             rating: RatingSystem::Glicko2,
             trusted_proxies: Vec::new(),
             secure_cookies: false,

@@ -10,6 +10,15 @@ use axum::http::StatusCode;
 /// Room for the form's other fields and boundaries on top of the module.
 pub const FORM_OVERHEAD: usize = 64 * 1024;
 
+/// The 413 of an upload body over `limit` bytes of module (plus
+/// [`FORM_OVERHEAD`]).
+pub fn upload_too_large(limit: usize) -> ApiError {
+    ApiError(Error::TooLarge(format!(
+        "the upload is larger than {} MiB",
+        limit.div_ceil(1024 * 1024)
+    )))
+}
+
 /// An upload form as sent: the upload and the session's CSRF token.
 #[derive(Debug, Default)]
 pub struct UploadForm {
@@ -27,10 +36,7 @@ pub async fn read_upload(mut form: Multipart, limit: usize) -> ApiResult<UploadF
     let upload = &mut read.upload;
     let body_error = |e: axum::extract::multipart::MultipartError| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError(Error::TooLarge(format!(
-                "the upload is larger than {} MiB",
-                limit / (1024 * 1024)
-            )))
+            upload_too_large(limit)
         } else {
             ApiError(Error::Invalid(format!("malformed multipart form: {}", e.body_text())))
         }

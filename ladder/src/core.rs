@@ -27,6 +27,14 @@ pub struct Core {
 }
 
 impl Core {
+    /// The largest module an upload may carry, in bytes: the sandbox's
+    /// [`max_module_bytes`](SandboxConfig::max_module_bytes) (16 MiB by
+    /// default). The one limit every upload path reads, so the web layer
+    /// refuses early exactly what the sandbox would refuse later.
+    pub fn max_module_bytes(&self) -> usize {
+        self.sandbox.config().max_module_bytes
+    }
+
     /// Opens the data directory (`arbiter.db`, `blobs/`, `compiled/`), or
     /// the database at `database_url` and the blob store at `blobs` (a folder
     /// or `s3://BUCKET[/PREFIX]`, see [`Blobs::at`]) instead of theirs.

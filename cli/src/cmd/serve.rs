@@ -75,11 +75,10 @@ pub struct Args {
 
 /// Runs `arbiter serve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let defaults = ServerConfig::default();
     let config = ServerConfig {
         data_dir: args.data,
         listen: args.listen,
-        workers: args.workers.unwrap_or(defaults.workers),
+        workers: args.workers.unwrap_or_else(|| ServerConfig::default().workers),
         database_url: args.database_url,
         blobs: args.blobs,
         schedule: !args.no_schedule,
@@ -90,7 +89,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         grace: super::shutdown::grace(args.grace)?,
         web_db: super::db_options("--web-db-timeout", args.web_db_timeout)?,
         background_db: super::db_options("--db-timeout", args.db_timeout)?,
-        ..defaults
     };
     super::runtime()?.block_on(serve(config, super::shutdown::first_signal()))
 }

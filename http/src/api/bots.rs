@@ -6,10 +6,9 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::OptionalJsonBody;
 use crate::extract::{MaybeCaller, sent_csrf};
 use crate::server::AppState;
-use crate::upload_form::read_upload;
+use crate::upload_form::{read_upload, upload_too_large};
 use arbiter_ladder::auth::Caller;
 use arbiter_ladder::bots::{self, Bot, BotSummary, VersionOfBot, VersionWithRatings};
-use arbiter_ladder::error::Error;
 use arbiter_ladder::matches::MatchSummary;
 use arbiter_ladder::model::{UserId, VersionId, VersionStatus};
 use arbiter_ladder::uploads;
@@ -45,7 +44,8 @@ pub struct UploadForm {
     ladders: String,
     /// More ladders, as `ladders` (the site's form sends one per box ticked).
     ladder: Option<String>,
-    /// The .wasm (WASI preview 1 command), at most 16 MiB.
+    /// The .wasm (WASI preview 1 command), at most the server's module limit
+    /// (16 MiB by default).
     #[schema(value_type = String, format = Binary)]
     module: Vec<u8>,
     /// The session's CSRF token (not needed with an API token).
@@ -147,17 +147,14 @@ async fn upload(
     headers: axum::http::HeaderMap,
     form: Multipart,
 ) -> ApiResult<(StatusCode, Json<UploadedBody>)> {
-    let limit = state.config.max_upload_bytes;
+    let limit = state.core.max_module_bytes();
     // Refuse a body announced as too large before reading any of it.
     let announced = headers
         .get(axum::http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     if announced.is_some_and(|length| length > limit + FORM_OVERHEAD) {
-        return Err(ApiError(Error::TooLarge(format!(
-            "the upload is larger than {} MiB",
-            limit / (1024 * 1024)
-        ))));
+        return Err(upload_too_large(limit));
     }
     let form = read_upload(form, limit).await?;
     caller.check_csrf(sent_csrf(&headers, form.csrf.as_deref()))?;

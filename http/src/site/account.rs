@@ -257,7 +257,7 @@ pub(super) async fn upload_page(
             .map(|(bot, ladders)| (bot, ladders.join(" ")))
             .collect(),
         name: name.to_owned(),
-        max_mib: state.config.max_upload_bytes.div_ceil(1024 * 1024),
+        max_mib: state.core.max_module_bytes().div_ceil(1024 * 1024),
         error,
     }))
 }

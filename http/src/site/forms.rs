@@ -373,7 +373,7 @@ pub async fn issue_token(
 /// browser never lets a page fill in a file field: the file is chosen again).
 pub async fn upload(State(state): State<AppState>, viewer: Viewer, form: Multipart) -> FormResult {
     let back = "/upload";
-    let form = match read_upload(form, state.config.max_upload_bytes).await {
+    let form = match read_upload(form, state.core.max_module_bytes()).await {
         Ok(form) => form,
         Err(error) => {
             let error = SiteError::from(error);
