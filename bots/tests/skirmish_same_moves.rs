@@ -21,7 +21,10 @@ const EVERY: u32 = 250;
 
 /// The games: map and the two sides, each a house bot (without its
 /// `skirmish-` prefix) and its seed.
-const GAMES: [(&str, (&str, u64), (&str, u64)); 8] = [
+/// A house bot (its name without `skirmish-`) and its seed.
+type Seat = (&'static str, u64);
+
+const GAMES: [(&str, Seat, Seat); 8] = [
     ("duel32", ("economy", 2), ("rush", 3)),
     ("duel32", ("defence", 4), ("economy", 5)),
     ("duel32", ("rush", 6), ("defence", 7)),
@@ -73,7 +76,7 @@ impl Fnv {
 
 /// Plays one game and writes its record: a line per `EVERY` ticks with the
 /// digests of each side's replies so far, and a last line with the end.
-fn record(map: &str, first: (&str, u64), second: (&str, u64), out: &mut String) {
+fn record(map: &str, first: Seat, second: Seat, out: &mut String) {
     let mut game = Skirmish::new(Map::builtin(map).expect("a built-in map"), first.1);
     let mut bots = [bot(first.0, first.1), bot(second.0, second.1)];
     let mut digests = [Fnv::new(); 2];
@@ -95,7 +98,7 @@ fn record(map: &str, first: (&str, u64), second: (&str, u64), out: &mut String) 
             Some(parsed)
         });
         game.step(parsed).expect("the game goes on");
-        if game.tick() % EVERY == 0 {
+        if game.tick().is_multiple_of(EVERY) {
             writeln!(
                 out,
                 "  tick {} actions {:?} digests {:016x} {:016x}",
