@@ -21,6 +21,8 @@ pub struct GameListing {
     pub name: &'static str,
     /// Its title, e.g. `Othello`.
     pub title: &'static str,
+    /// What the two sides are called, e.g. `Black` and `White`.
+    pub sides: [&'static str; 2],
     /// The ladder that the game's name alone stands for, e.g. `othello:std`.
     pub default_ladder: String,
     /// Its modes.
@@ -77,6 +79,7 @@ pub fn catalogue() -> Vec<GameListing> {
             None => games.push(GameListing {
                 name: variant.game(),
                 title: variant.title(),
+                sides: variant.side_names(),
                 default_ladder: variant
                     .game()
                     .parse::<Variant>()

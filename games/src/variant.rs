@@ -76,6 +76,16 @@ impl Variant {
         }
     }
 
+    /// What listings call the two sides: `X`/`O`, `Black`/`White`,
+    /// `Side 1`/`Side 2`.
+    pub fn side_names(self) -> [&'static str; 2] {
+        match self {
+            Variant::TicTacToe => ["X", "O"],
+            Variant::Othello(_) => ["Black", "White"],
+            Variant::Skirmish => ["Side 1", "Side 2"],
+        }
+    }
+
     /// One sentence on the variant, for listings.
     pub fn description(self) -> &'static str {
         match self {
