@@ -110,7 +110,7 @@ fn house_bot(name: &str, variant: Variant) -> anyhow::Result<&'static HouseBot> 
     let Some(bot) = arbiter_house::find(name) else {
         let names: Vec<&str> = arbiter_house::ALL
             .iter()
-            .filter(|b| b.plays(variant.game(), variant.mode()))
+            .filter(|b| b.plays(variant))
             .map(|b| b.name)
             .collect();
         bail!(
@@ -118,7 +118,7 @@ fn house_bot(name: &str, variant: Variant) -> anyhow::Result<&'static HouseBot> 
             names.join(", ")
         );
     };
-    if !bot.plays(variant.game(), variant.mode()) {
+    if !bot.plays(variant) {
         bail!("house bot {name} does not play {variant}");
     }
     Ok(bot)

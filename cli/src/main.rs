@@ -41,6 +41,7 @@ enum Command {
     Check(cmd::check::Args),
     New(cmd::new::Args),
     Bots(cmd::bots::Args),
+    Games(cmd::games::Args),
     Position(cmd::position::Args),
     Perft(cmd::perft::Args),
     #[command(subcommand)]
@@ -122,6 +123,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Check(args) => cmd::check::run(args),
         Command::New(args) => done(cmd::new::run(args)),
         Command::Bots(args) => done(cmd::bots::run(args)),
+        Command::Games(args) => done(cmd::games::run(args)),
         Command::CompileModule => Ok(arbiter_sandbox::compiler_child_main()),
         Command::HouseBot { name, once } => done(house_bot(&name, once)),
         Command::Position(args) => done(cmd::position::run(args)),

@@ -29,12 +29,14 @@
 //! requests merely show the clock values the referee hands in.
 #![deny(missing_docs)]
 
+mod catalogue;
 pub mod othello;
 mod reply;
 pub mod skirmish;
 pub mod tictactoe;
 mod variant;
 
+pub use catalogue::{BoardListing, GameListing, ModeListing, catalogue};
 pub use reply::ReplyError;
 pub use variant::{BadBudget, Budget, UnknownVariant, Variant};
 

@@ -58,6 +58,83 @@ impl Variant {
         }
     }
 
+    /// The game's title: `Tic-tac-toe`, `Othello` or `Skirmish`.
+    pub fn title(self) -> &'static str {
+        match self {
+            Variant::TicTacToe => "Tic-tac-toe",
+            Variant::Othello(_) => "Othello",
+            Variant::Skirmish => "Skirmish",
+        }
+    }
+
+    /// What listings call the mode: `standard`, or the Othello mode's
+    /// [`Mode::label`] such as `anti (fewest discs wins)`.
+    pub fn mode_label(self) -> &'static str {
+        match self {
+            Variant::TicTacToe | Variant::Skirmish => "standard",
+            Variant::Othello(mode) => mode.label(),
+        }
+    }
+
+    /// What listings call the two sides: `X`/`O`, `Black`/`White`,
+    /// `Side 1`/`Side 2`.
+    pub fn side_names(self) -> [&'static str; 2] {
+        match self {
+            Variant::TicTacToe => ["X", "O"],
+            Variant::Othello(_) => ["Black", "White"],
+            Variant::Skirmish => ["Side 1", "Side 2"],
+        }
+    }
+
+    /// One sentence on the variant, for listings.
+    pub fn description(self) -> &'static str {
+        match self {
+            Variant::TicTacToe => "Tic-tac-toe on 3×3; a match totals the points of two games.",
+            Variant::Othello(mode) => mode.description(),
+            Variant::Skirmish => {
+                "A small real-time strategy game on a 48×48 map under fog of war; both sides act every tick."
+            }
+        }
+    }
+
+    /// The games' names, each once, in the order of [`Variant::ALL`].
+    pub fn games() -> Vec<&'static str> {
+        let mut games: Vec<&'static str> = Vec::new();
+        for variant in Variant::ALL {
+            if !games.contains(&variant.game()) {
+                games.push(variant.game());
+            }
+        }
+        games
+    }
+
+    /// The modes of `game`, in the order of [`Variant::ALL`] (empty for an
+    /// unknown game).
+    pub fn modes_of(game: &str) -> Vec<Variant> {
+        Variant::ALL.into_iter().filter(|v| v.game() == game).collect()
+    }
+
+    /// What a `GAME[:MODE]` may be, for help and error texts:
+    /// `tictactoe, othello[:std|anti|grand|octagon|reversi] or skirmish`
+    /// (a game of one mode is shown by its name alone).
+    pub fn expected() -> String {
+        let games: Vec<String> = Variant::games()
+            .into_iter()
+            .map(|game| {
+                let modes: Vec<&str> = Variant::modes_of(game).into_iter().map(Variant::mode).collect();
+                if modes.len() > 1 {
+                    format!("{game}[:{}]", modes.join("|"))
+                } else {
+                    game.to_string()
+                }
+            })
+            .collect();
+        match games.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => games.concat(),
+        }
+    }
+
     /// Whether both sides act every tick under a per-tick budget (skirmish)
     /// rather than taking turns against a per-game bank.
     pub fn is_tick_based(self) -> bool {
@@ -149,7 +226,7 @@ impl fmt::Display for Variant {
 
 /// A `GAME[:MODE]` that names no variant.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown game {0:?}: expected tictactoe, othello[:std|anti|grand|octagon|reversi] or skirmish")]
+#[error("unknown game {:?}: expected {}", .0, Variant::expected())]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for Variant {

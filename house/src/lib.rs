@@ -4,12 +4,16 @@
 //! build (see `build.rs`), so a fresh clone needs no extra step.
 //!
 //! ```
+//! use arbiter_games::Variant;
+//!
 //! let bot = arbiter_house::find("othello-greedy").unwrap();
 //! assert!(bot.wasm.starts_with(b"\0asm"));
-//! assert!(bot.plays("othello", "anti"));
-//! assert!(arbiter_house::find("skirmish-defence").unwrap().plays("skirmish", "standard"));
+//! assert!(Variant::modes_of("othello").into_iter().all(|v| bot.plays(v)));
+//! assert!(arbiter_house::find("skirmish-defence").unwrap().plays(Variant::Skirmish));
 //! ```
 #![deny(missing_docs)]
+
+use arbiter_games::Variant;
 
 /// One house bot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,15 +30,15 @@ impl HouseBot {
         self.name.split('-').next().unwrap_or(self.name)
     }
 
-    /// Whether it plays `game` in `mode` (Othello bots play every mode;
-    /// tic-tac-toe and skirmish bots the `standard` mode).
-    pub fn plays(&self, game: &str, mode: &str) -> bool {
-        match self.game() {
-            "tictactoe" => game == "tictactoe" && mode == "standard",
-            "skirmish" => game == "skirmish" && mode == "standard",
-            "othello" => game == "othello" && ["std", "anti", "grand", "octagon", "reversi"].contains(&mode),
-            _ => false,
-        }
+    /// Whether it plays `variant`: every mode of its game (the games and
+    /// modes are those of [`Variant::ALL`]).
+    pub fn plays(&self, variant: Variant) -> bool {
+        variant.game() == self.game()
+    }
+
+    /// The ladders it plays, in the order of [`Variant::ALL`].
+    pub fn variants(&self) -> Vec<Variant> {
+        Variant::modes_of(self.game())
     }
 }
 
@@ -47,18 +51,34 @@ pub fn find(name: &str) -> Option<&'static HouseBot> {
 
 #[cfg(test)]
 mod tests {
+    use arbiter_games::Variant;
+
     #[test]
     fn every_bot_is_a_wasm_module_for_a_known_game() {
         assert_eq!(super::ALL.len(), 10);
         let mut per_game = std::collections::BTreeMap::new();
         for bot in super::ALL {
             assert!(bot.wasm.starts_with(b"\0asm"), "{}", bot.name);
-            let mode = match bot.game() {
-                "othello" => "std",
-                "tictactoe" | "skirmish" => "standard",
-                other => panic!("{} plays an unknown game {other}", bot.name),
-            };
-            assert!(bot.plays(bot.game(), mode), "{}", bot.name);
+            assert!(
+                Variant::games().contains(&bot.game()),
+                "{} plays an unknown game",
+                bot.name
+            );
+            assert!(!bot.variants().is_empty(), "{}", bot.name);
+            for variant in Variant::ALL {
+                assert_eq!(
+                    bot.plays(variant),
+                    bot.variants().contains(&variant),
+                    "{} {variant}",
+                    bot.name
+                );
+                assert_eq!(
+                    bot.plays(variant),
+                    variant.game() == bot.game(),
+                    "{} {variant}",
+                    bot.name
+                );
+            }
             *per_game.entry(bot.game()).or_insert(0) += 1;
         }
         assert_eq!(
@@ -66,8 +86,9 @@ mod tests {
             [("othello", 5), ("skirmish", 3), ("tictactoe", 2)]
         );
         let skirmish = super::find("skirmish-rush").expect("a skirmish bot");
-        assert!(skirmish.plays("skirmish", "standard"));
-        assert!(!skirmish.plays("skirmish", "std"));
-        assert!(!skirmish.plays("othello", "standard"));
+        assert_eq!(skirmish.variants(), [Variant::Skirmish]);
+        let othello = super::find("othello-random").expect("an othello bot");
+        assert_eq!(othello.variants(), Variant::modes_of("othello"));
+        assert_eq!(othello.variants().len(), 5);
     }
 }

@@ -9,7 +9,6 @@
 use crate::core::Core;
 use crate::db::now_ms;
 use crate::versions;
-use arbiter_games::Variant;
 
 /// The house account's name.
 pub const HOUSE_USER: &str = "house";
@@ -37,11 +36,7 @@ pub async fn seed(core: &Core) -> Result<(), sqlx::Error> {
     };
     tx.commit().await?;
     for bot in arbiter_house::ALL {
-        let ladders: Vec<String> = Variant::ALL
-            .iter()
-            .filter(|v| bot.plays(v.game(), v.mode()))
-            .map(ToString::to_string)
-            .collect();
+        let ladders: Vec<String> = bot.variants().iter().map(ToString::to_string).collect();
         let key = core
             .blobs
             .run(move |blobs| blobs.put(bot.wasm))

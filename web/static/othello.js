@@ -1,6 +1,11 @@
 // Rebuilds the positions of a replay's games from the replay JSON alone:
-// a small Othello implementation (all five modes: flips, passes `--`, the
-// reversi centre phase, octagon's blocked squares) and tic-tac-toe.
+// a small Othello implementation (flips, passes `--`, a centre phase on a
+// board that starts empty, blocked squares) and tic-tac-toe.
+//
+// It names no mode: each Othello mode's board (size, blocked squares,
+// whether it starts empty) comes from the games' catalogue, which the
+// server renders into the page as JSON (`<script id="arbiter-games">`, the
+// output of `arbiter games --json`) and which setCatalogue() also takes.
 //
 // Used by replay.js in the browser (as window.ArbiterGames) and by
 // web/tests/games.test.mjs in Node, which checks it against the final boards
@@ -8,11 +13,25 @@
 (function (root) {
   'use strict';
 
-  var OCTAGON_BLOCKED = [0, 1, 10, 8, 9, 19, 80, 90, 91, 89, 98, 99];
   var DIRECTIONS = [[-1, -1], [-1, 0], [-1, 1], [0, -1], [0, 1], [1, -1], [1, 0], [1, 1]];
 
-  function boardSize(mode) {
-    return mode === 'grand' || mode === 'octagon' ? 10 : 8;
+  // Each board game's boards by ladder (`GAME:MODE`), from the catalogue.
+  var boards = {};
+
+  // Takes in the games' catalogue (the JSON of `arbiter games --json`).
+  function setCatalogue(games) {
+    boards = {};
+    (games || []).forEach(function (game) {
+      (game.modes || []).forEach(function (mode) {
+        if (mode.board) boards[game.name + ':' + mode.name] = mode.board;
+      });
+    });
+  }
+
+  // The board of `game` in `mode` ({size, blocked, starts_empty}), or null
+  // when the catalogue has none (a game without a board).
+  function boardOf(game, mode) {
+    return boards[game + ':' + mode] || null;
   }
 
   // A square's name: column letter and row number from 1 (`a1`, `j10`).
@@ -36,10 +55,10 @@
     return a === '--' || a === 'pass' || a === 'pa' || a === 'ps' || a === '-1';
   }
 
-  function startBoard(mode) {
-    var size = boardSize(mode);
+  function startBoard(rules) {
+    var size = rules.size;
     var board = new Array(size * size).fill(0);
-    if (mode !== 'reversi') {
+    if (!rules.starts_empty) {
       var c = size / 2 - 1; // d4 on 8×8, e5 on 10×10
       board[c * size + c] = 2;
       board[c * size + c + 1] = 1;
@@ -56,15 +75,16 @@
 
   // Plays `square` for `color` (1 black, 2 white) on a copy of `board`.
   // Returns {board, flipped, legal}; `legal` is false when the square is
-  // taken or blocked, or (outside reversi's centre phase) flips nothing.
-  function place(board, size, blocked, mode, color, square) {
+  // taken or blocked, or (outside the centre phase of a board that starts
+  // empty) flips nothing.
+  function place(board, size, blocked, startsEmpty, color, square) {
     var next = board.slice();
     var flipped = [];
     if (square < 0 || square >= size * size || board[square] !== 0 || blocked.has(square)) {
       return { board: next, flipped: flipped, legal: false };
     }
     var centre = centreSquares(size);
-    var centrePhase = mode === 'reversi' && centre.some(function (s) { return board[s] === 0; });
+    var centrePhase = startsEmpty && centre.some(function (s) { return board[s] === 0; });
     next[square] = color;
     if (centrePhase) {
       return { board: next, flipped: flipped, legal: centre.indexOf(square) >= 0 };
@@ -107,16 +127,16 @@
   // Every position of one Othello leg: frame 0 is the start, then one frame
   // per opening move and per turn that was played (faulted turns change
   // nothing and are skipped).
-  function othelloFrames(mode, game) {
-    var size = boardSize(mode);
-    var blocked = new Set(mode === 'octagon' ? OCTAGON_BLOCKED : []);
+  function othelloFrames(rules, game) {
+    var size = rules.size;
+    var blocked = new Set(rules.blocked || []);
     var record = game.record || {};
-    var board = startBoard(mode);
+    var board = startBoard(rules);
     var color = 1;
     var frames = [{ board: board, last: null, flipped: [], color: color, label: 'start', opening: true, turn: -1, legal: true }];
     var opening = record.opening_moves || [];
     opening.forEach(function (square) {
-      var played = place(board, size, blocked, mode, color, square);
+      var played = place(board, size, blocked, rules.starts_empty, color, square);
       board = played.board;
       frames.push({
         board: board, last: square, flipped: played.flipped, mover: color, label: squareName(square, size),
@@ -134,7 +154,7 @@
       }
       var square = parseSquare(turn.action, size);
       if (square === null) return;
-      var played = place(board, size, blocked, mode, mover, square);
+      var played = place(board, size, blocked, rules.starts_empty, mover, square);
       board = played.board;
       frames.push({
         board: board, last: square, flipped: played.flipped, mover: mover, label: squareName(square, size),
@@ -168,11 +188,12 @@
   // with what the replay recorded (`record.discs` and `record.final_board`
   // for Othello, `record.final_board` for tic-tac-toe).
   function replayGame(replay, game) {
-    var built = replay.game === 'othello' ? othelloFrames(replay.mode, game) : tictactoeFrames(game);
+    var rules = boardOf(replay.game, replay.mode);
+    var built = rules ? othelloFrames(rules, game) : tictactoeFrames(game);
     var last = built.frames[built.frames.length - 1].board;
     var record = game.record || {};
     var agrees = true;
-    if (replay.game === 'othello') {
+    if (rules) {
       var c = counts(last);
       if (record.discs) agrees = agrees && c[0] === record.discs[0] && c[1] === record.discs[1];
       if (record.final_board) agrees = agrees && record.final_board.every(function (v, i) { return v === last[i]; });
@@ -184,8 +205,21 @@
     return built;
   }
 
+  // In a page, the catalogue the server rendered into it.
+  if (typeof document !== 'undefined') {
+    var catalogue = document.getElementById('arbiter-games');
+    if (catalogue) {
+      try {
+        setCatalogue(JSON.parse(catalogue.textContent));
+      } catch (error) {
+        boards = {};
+      }
+    }
+  }
+
   var api = {
-    boardSize: boardSize,
+    setCatalogue: setCatalogue,
+    boardOf: boardOf,
     squareName: squareName,
     parseSquare: parseSquare,
     counts: counts,

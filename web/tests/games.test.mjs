@@ -11,21 +11,38 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { ARBITER, WEB, requireBuilt } from './support.mjs';
 
+// The viewer with the games' catalogue the server renders into the page
+// (the same JSON as `arbiter games --json`).
 function loadGames() {
   const context = {};
   vm.createContext(context);
   vm.runInContext(fs.readFileSync(path.join(WEB, 'static', 'othello.js'), 'utf8'), context);
+  if (fs.existsSync(ARBITER)) {
+    context.ArbiterGames.setCatalogue(JSON.parse(execFileSync(ARBITER, ['games', '--json'], { encoding: 'utf8' })));
+  }
   return context.ArbiterGames;
 }
 
-const MODES = [
-  ['othello', 'builtin:othello-greedy', 'builtin:othello-random'],
-  ['othello:anti', 'builtin:othello-greedy', 'builtin:othello-random'],
-  ['othello:grand', 'builtin:othello-greedy', 'builtin:othello-random'],
-  ['othello:octagon', 'builtin:othello-greedy', 'builtin:othello-random'],
-  ['othello:reversi', 'builtin:othello-greedy', 'builtin:othello-random'],
-  ['tictactoe', 'builtin:tictactoe-perfect', 'builtin:tictactoe-random'],
-];
+// Every mode of the board games, as the binary lists them, each against
+// two house bots of its game.
+function modes() {
+  if (!fs.existsSync(ARBITER)) return [];
+  const ladders = execFileSync(ARBITER, ['games', '--ladders', 'othello', 'tictactoe'], { encoding: 'utf8' }).trim().split('\n');
+  return ladders.map((ladder) => (ladder.startsWith('tictactoe:')
+    ? [ladder, 'builtin:tictactoe-perfect', 'builtin:tictactoe-random']
+    : [ladder, 'builtin:othello-greedy', 'builtin:othello-random']));
+}
+const MODES = modes();
+
+test('the board games of the catalogue are all rebuilt', () => {
+  requireBuilt();
+  assert.equal(MODES.length, 6);
+  const G = loadGames();
+  for (const [ladder] of MODES) {
+    const [game, mode] = ladder.split(':');
+    assert.equal(G.boardOf(game, mode) !== null, game === 'othello', ladder);
+  }
+});
 
 test('square names read both ways', () => {
   const G = loadGames();

@@ -10,10 +10,8 @@ pub struct Args {}
 pub fn run(_args: Args) -> anyhow::Result<()> {
     println!("{:<20} {:<10} {:<30} {:>8}", "name", "game", "modes", "size");
     for bot in arbiter_house::ALL {
-        let modes = match bot.game() {
-            "othello" => "std anti grand octagon reversi",
-            _ => "standard",
-        };
+        let modes: Vec<&str> = bot.variants().into_iter().map(|v| v.mode()).collect();
+        let modes = modes.join(" ");
         println!(
             "{:<20} {:<10} {:<30} {:>6} KB",
             bot.name,

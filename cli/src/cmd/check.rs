@@ -2,6 +2,7 @@
 
 use anyhow::Context;
 use arbiter_games::Variant;
+use arbiter_games::othello::Mode;
 use arbiter_ladder::check::Verdict;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,14 +13,15 @@ use std::process::ExitCode;
 /// short control) — and prints what the server would say. Exits with 1 when
 /// the bot is rejected.
 #[derive(clap::Args)]
-#[command(
-    after_help = "Examples:\n  arbiter check my_bot.wasm\n  arbiter check my_bot.wasm --game othello:reversi\n  arbiter check ttt.wasm --game tictactoe"
-)]
+#[command(after_help = format!(
+    "Examples:\n  arbiter check my_bot.wasm\n  arbiter check my_bot.wasm --game {}\n  arbiter check ttt.wasm --game tictactoe",
+    Variant::Othello(Mode::Reversi)
+))]
 pub struct Args {
     /// The module to check.
     file: PathBuf,
     /// The ladder to smoke-test it on.
-    #[arg(long, default_value = "othello:std")]
+    #[arg(long, default_value_t = Variant::Othello(Mode::Std), long_help = format!("The ladder to smoke-test it on. {}", crate::cmd::games::variant_help()))]
     game: Variant,
 }
 

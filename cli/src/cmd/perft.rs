@@ -8,11 +8,12 @@ use arbiter_games::tictactoe;
 /// Prints the number of leaves DEPTH plies deep from the start position. A
 /// pass is one ply; a game that ends above DEPTH is one leaf.
 #[derive(clap::Args)]
-#[command(
-    after_help = "Examples:\n  arbiter perft othello 8        # 390216\n  arbiter perft othello:octagon 5\n  arbiter perft tictactoe 9      # 255168"
-)]
+#[command(after_help = format!(
+    "Examples:\n  arbiter perft othello 8        # 390216\n  arbiter perft {} 5\n  arbiter perft tictactoe 9      # 255168",
+    Variant::Othello(arbiter_games::othello::Mode::Octagon)
+))]
 pub struct Args {
-    /// Game and mode, e.g. othello:grand.
+    #[arg(help = crate::cmd::games::variant_help())]
     game: Variant,
     /// Plies to search.
     depth: u32,

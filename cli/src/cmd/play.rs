@@ -2,6 +2,7 @@
 
 use crate::bots;
 use anyhow::Context;
+use arbiter_games::othello::Mode;
 use arbiter_games::{Budget, Variant};
 use arbiter_ladder::sandbox::LazySandbox;
 use arbiter_ladder::stats::sprt::{Hypothesis, Pentanomial, Sprt};
@@ -12,29 +13,35 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// The examples under `arbiter play --help`.
+fn examples() -> String {
+    let anti = Variant::Othello(Mode::Anti);
+    let grand = Variant::Othello(Mode::Grand);
+    format!(
+        "Examples:\n  \
+         arbiter play othello builtin:othello-greedy builtin:othello-random --matches 20\n  \
+         arbiter play {anti} cmd:'python3 my_bot.py' builtin:othello-random --seed 7 --out replays\n  \
+         arbiter play tictactoe builtin:tictactoe-perfect house:tictactoe-random\n  \
+         arbiter play {grand} house:othello-ab-medium my_bot.wasm\n  \
+         arbiter play othello my_bot.wasm house:othello-ab-strong --time 10000/60000\n  \
+         arbiter play othello new.wasm old.wasm --sprt 0,10   # play until new is ≥10 Elo better, or not ≥0\n  \
+         arbiter play othello my_bot.wasm house:othello-greedy -n 2 --stderr logs   # keep each bot's stderr\n  \
+         arbiter play skirmish my_bot.wasm house:skirmish-economy -n 2   # 20 ms per tick, 1 s at tick 0\n  \
+         arbiter play skirmish my_bot.wasm house:skirmish-rush --time 50/2000   # 50 ms per tick, 2 s at tick 0\n\n\
+         A BOT is one of:\n  \
+         house:NAME            a house bot, sandboxed (list them with `arbiter bots`)\n  \
+         PATH.wasm             a WebAssembly bot, sandboxed under the fuel clock\n  \
+         builtin:NAME          a house bot run in-process, natively (fast, for trying things out)\n  \
+         cmd:'COMMAND ARGS'    a native process speaking the JSON-lines protocol (wall-clock time, not reproducible)"
+    )
+}
+
 /// Plays N side-swapped matches between two bots, prints a results table and
 /// writes one replay per match.
 #[derive(clap::Args)]
-#[command(after_help = concat!(
-    "Examples:\n",
-    "  arbiter play othello builtin:othello-greedy builtin:othello-random --matches 20\n",
-    "  arbiter play othello:anti cmd:'python3 my_bot.py' builtin:othello-random --seed 7 --out replays\n",
-    "  arbiter play tictactoe builtin:tictactoe-perfect house:tictactoe-random\n",
-    "  arbiter play othello:grand house:othello-ab-medium my_bot.wasm\n",
-    "  arbiter play othello my_bot.wasm house:othello-ab-strong --time 10000/60000\n",
-    "  arbiter play othello new.wasm old.wasm --sprt 0,10   # play until new is ≥10 Elo better, or not ≥0\n",
-    "  arbiter play othello my_bot.wasm house:othello-greedy -n 2 --stderr logs   # keep each bot's stderr\n",
-    "  arbiter play skirmish my_bot.wasm house:skirmish-economy -n 2   # 20 ms per tick, 1 s at tick 0\n",
-    "  arbiter play skirmish my_bot.wasm house:skirmish-rush --time 50/2000   # 50 ms per tick, 2 s at tick 0\n\n",
-    "A BOT is one of:\n",
-    "  house:NAME            a house bot, sandboxed (list them with `arbiter bots`)\n",
-    "  PATH.wasm             a WebAssembly bot, sandboxed under the fuel clock\n",
-    "  builtin:NAME          a house bot run in-process, natively (fast, for trying things out)\n",
-    "  cmd:'COMMAND ARGS'    a native process speaking the JSON-lines protocol (wall-clock time, not reproducible)",
-))]
+#[command(after_help = examples())]
 pub struct Args {
-    /// Game and mode: tictactoe, othello, othello:anti, othello:grand, othello:octagon, othello:reversi,
-    /// skirmish.
+    #[arg(help = crate::cmd::games::variant_help())]
     game: Variant,
     /// The first bot (participant 0).
     bot_a: String,

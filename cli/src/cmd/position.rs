@@ -10,18 +10,19 @@ use arbiter_games::{Game, RequestContext, Side, Variant};
 /// from the start (or the seeded opening) by a list of moves, or given as a
 /// board.
 #[derive(clap::Args)]
-#[command(after_help = concat!(
-    "Examples:\n",
-    "  arbiter position othello                       # standard start, black to move\n",
-    "  arbiter position othello --moves 'f5 d6 c3'    # or f5d6c3, or 37,43,26; pass: -- or pass\n",
-    "  arbiter position othello:grand --seed 42       # after the 12-disc opening of seed 42\n",
-    "  arbiter position othello --board '[0,0,...]' --color 2\n",
-    "  arbiter position tictactoe --moves '1-1 0-0'\n",
-    "  arbiter position skirmish                      # side 1's observation at tick 0\n",
-    "  arbiter position skirmish --replay match.json --game 2 --tick 140 --side 2",
+#[command(after_help = format!(
+    "Examples:\n  \
+     arbiter position othello                       # the first mode's start, black to move\n  \
+     arbiter position othello --moves 'f5 d6 c3'    # or f5d6c3, or 37,43,26; pass: -- or pass\n  \
+     arbiter position {:<29} # after the 12-disc opening of seed 42\n  \
+     arbiter position othello --board '[0,0,...]' --color 2\n  \
+     arbiter position tictactoe --moves '1-1 0-0'\n  \
+     arbiter position skirmish                      # side 1's observation at tick 0\n  \
+     arbiter position skirmish --replay match.json --game 2 --tick 140 --side 2",
+    format!("{} --seed 42", Variant::Othello(othello::Mode::Grand))
 ))]
 pub struct Args {
-    /// Game and mode, e.g. othello:reversi.
+    #[arg(help = crate::cmd::games::variant_help())]
     game: Variant,
     /// Moves from the start (or from the seeded opening with --seed).
     #[arg(long, conflicts_with = "board")]

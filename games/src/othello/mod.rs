@@ -64,6 +64,35 @@ impl Mode {
         }
     }
 
+    /// What listings call the mode: `standard`, `anti (fewest discs wins)`,
+    /// `grand 10×10`, `octagon 10×10`, `reversi (empty start)`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::Std => "standard",
+            Mode::Anti => "anti (fewest discs wins)",
+            Mode::Grand => "grand 10×10",
+            Mode::Octagon => "octagon 10×10",
+            Mode::Reversi => "reversi (empty start)",
+        }
+    }
+
+    /// One sentence on what sets the mode apart, for listings.
+    pub fn description(self) -> &'static str {
+        match self {
+            Mode::Std => "Othello on 8×8; more discs win.",
+            Mode::Anti => "Othello on 8×8; fewer discs win.",
+            Mode::Grand => "Othello on 10×10.",
+            Mode::Octagon => "Othello on 10×10 without three squares in each corner.",
+            Mode::Reversi => "Classic reversi: an empty board, the four centre squares first, 32 discs each.",
+        }
+    }
+
+    /// Whether the board starts empty and the four centre squares are
+    /// filled first (reversi's centre phase).
+    pub fn starts_empty(self) -> bool {
+        matches!(self, Mode::Reversi)
+    }
+
     /// Playable squares: 64, 100 or 88.
     pub fn playable_squares(self) -> u32 {
         u32::from(self.board_size()).pow(2) - self.blocked_squares().len() as u32

@@ -5,6 +5,7 @@
 use super::view::{self, MatchRow, When};
 use super::{Nav, SiteError, SiteResult, Viewer, match_rows, render};
 use crate::server::AppState;
+use arbiter_games::Variant;
 use arbiter_ladder::matches;
 use arbiter_ladder::model::{MatchId, UserId};
 use arbiter_referee::Replay;
@@ -83,8 +84,19 @@ struct MatchPage {
     /// While live: the replay so far (no turns yet), which the page's
     /// script fills from the event stream to draw the boards.
     live_replay: String,
+    /// The games' catalogue as JSON, for the replay viewer's boards.
+    games_json: String,
     logs: Vec<LogView>,
     owner: bool,
+}
+
+/// The games' catalogue (`arbiter_games::catalogue`) as JSON to put in a
+/// `<script type="application/json">`: the viewer reads each mode's board
+/// from it rather than knowing the modes.
+fn catalogue_json() -> String {
+    serde_json::to_string(&arbiter_games::catalogue())
+        .unwrap_or_else(|_| "[]".into())
+        .replace("</", "<\\/")
 }
 
 /// The start of a match's replay as the live boards need it: the game, the
@@ -148,11 +160,9 @@ fn virtual_time(us: u64) -> String {
 
 /// The games of a replay as the page shows them.
 fn games(replay: &Replay, names: &[String; 2]) -> Vec<GameView> {
-    let colours = match replay.game.as_str() {
-        "othello" => ["Black", "White"],
-        "skirmish" => ["Side 1", "Side 2"],
-        _ => ["X", "O"],
-    };
+    let colours = format!("{}:{}", replay.game, replay.mode)
+        .parse::<Variant>()
+        .map_or(["First", "Second"], Variant::side_names);
     replay
         .games
         .iter()
@@ -284,11 +294,12 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
     } else {
         String::new()
     };
+    let variant = row.ladder.parse::<Variant>();
     Ok(render(&MatchPage {
         nav: viewer.nav("matches"),
         title: format!("Match {id}: {} vs {}", participants[0].bot, participants[1].bot),
-        othello: row.ladder.starts_with("othello"),
-        skirmish: row.ladder.starts_with("skirmish"),
+        othello: matches!(variant, Ok(Variant::Othello(_))),
+        skirmish: matches!(variant, Ok(Variant::Skirmish)),
         created: When::at(m.created_ms),
         error: m.error,
         row,
@@ -297,6 +308,7 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         has_replay,
         live,
         live_replay,
+        games_json: catalogue_json(),
         logs,
         owner,
     }))

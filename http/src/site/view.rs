@@ -1,30 +1,16 @@
 //! Small view models and formatting shared by the pages: times, ratings,
 //! ladder titles and match rows.
 
+use arbiter_games::Variant;
 use arbiter_ladder::db::now_ms;
 
-/// A ladder's title: `othello:std` → `Othello · standard`.
+/// A ladder's title: `othello:std` → `Othello · standard`, with the game's
+/// title and the mode's label from the games' catalogue; a name that is no
+/// ladder is shown as it is.
 pub fn ladder_title(ladder: &str) -> String {
-    let (game, mode) = ladder.split_once(':').unwrap_or((ladder, ""));
-    let game = match game {
-        "othello" => "Othello",
-        "tictactoe" => "Tic-tac-toe",
-        "skirmish" => "Skirmish",
-        other => other,
-    };
-    let mode = match mode {
-        "std" => "standard",
-        "anti" => "anti (fewest discs wins)",
-        "grand" => "grand 10×10",
-        "octagon" => "octagon 10×10",
-        "reversi" => "reversi (empty start)",
-        "" => "",
-        other => other,
-    };
-    if mode.is_empty() {
-        game.to_owned()
-    } else {
-        format!("{game} · {mode}")
+    match ladder.parse::<Variant>() {
+        Ok(variant) => format!("{} · {}", variant.title(), variant.mode_label()),
+        Err(_) => ladder.to_owned(),
     }
 }
 
@@ -179,8 +165,13 @@ mod tests {
     }
 
     #[test]
-    fn ladder_titles() {
-        assert_eq!(ladder_title("othello:std"), "Othello · standard");
-        assert_eq!(ladder_title("tictactoe:standard"), "Tic-tac-toe · standard");
+    fn ladder_titles_come_from_the_games_catalogue() {
+        for variant in Variant::ALL {
+            let title = ladder_title(&variant.to_string());
+            assert_eq!(title, format!("{} · {}", variant.title(), variant.mode_label()));
+        }
+        let std = Variant::Othello(arbiter_games::othello::Mode::Std);
+        assert_eq!(ladder_title(&std.to_string()), "Othello · standard");
+        assert_eq!(ladder_title("chess:blitz"), "chess:blitz");
     }
 }
