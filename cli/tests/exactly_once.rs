@@ -15,6 +15,7 @@ use arbiter_ladder::core::Core;
 use arbiter_ladder::db::{Backend, Db};
 use arbiter_ladder::events::Events;
 use arbiter_ladder::metrics::Metrics;
+use arbiter_ladder::queue;
 use arbiter_ladder::ratings::{Outcome, RatingBook, RatingSystem, recompute};
 use arbiter_ladder::worker::{self, LEASE_ENV, WorkerConfig};
 use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
@@ -257,9 +258,9 @@ async fn killed_worker_scenario(backend: Backend) {
     for n in 0..MATCHES {
         let (a, b) = PAIRS[n % PAIRS.len()];
         let seed = 1000 + i64::try_from(n).expect("small");
-        let id = worker::enqueue(
+        let id = queue::enqueue(
             db,
-            &worker::NewMatch {
+            &queue::NewMatch {
                 ladder: LADDER,
                 a_version: versions[a],
                 b_version: versions[b],
@@ -526,9 +527,9 @@ async fn host_failure_scenario(backend: Backend) {
     .await
     .expect("version");
     let greedy = versions["othello-greedy"];
-    let id = worker::enqueue(
+    let id = queue::enqueue(
         db,
-        &worker::NewMatch {
+        &queue::NewMatch {
             ladder: LADDER,
             a_version: ghost,
             b_version: greedy,
@@ -646,9 +647,9 @@ fn a_stopped_worker_gives_its_match_back_uncounted() {
         let versions = ladder.versions().await;
         let strong = versions["othello-ab-strong"];
         let medium = versions["othello-ab-medium"];
-        let id = worker::enqueue(
+        let id = queue::enqueue(
             db,
-            &worker::NewMatch {
+            &queue::NewMatch {
                 ladder: LADDER,
                 a_version: strong,
                 b_version: medium,
@@ -711,7 +712,7 @@ async fn time_control_scenario(backend: Backend) {
     let default = TimeControl::default_for(variant);
     assert_eq!(ladders::time_control(db, variant).await.expect("read"), default);
     let queue = |seed: i64, budget: Option<Budget>| {
-        let new = worker::NewMatch {
+        let new = queue::NewMatch {
             ladder: LADDER,
             a_version: random,
             b_version: greedy,
@@ -722,7 +723,7 @@ async fn time_control_scenario(backend: Backend) {
             tournament_id: None,
             budget,
         };
-        async move { worker::enqueue(db, &new).await.expect("enqueue") }
+        async move { queue::enqueue(db, &new).await.expect("enqueue") }
     };
     let before = queue(1, None).await;
     let changed = TimeControl::new(Budget::new(300, 3_000), 7_000_000);
@@ -891,7 +892,7 @@ async fn sigterm_scenario() {
     let versions = ladder.versions().await;
     let (strong, medium) = (versions["othello-ab-strong"], versions["othello-ab-medium"]);
     for seed in 0..6 {
-        let new = worker::NewMatch {
+        let new = queue::NewMatch {
             ladder: LADDER,
             a_version: strong,
             b_version: medium,
@@ -901,7 +902,7 @@ async fn sigterm_scenario() {
             tournament_id: None,
             budget: None,
         };
-        worker::enqueue(db, &new).await.expect("enqueue");
+        queue::enqueue(db, &new).await.expect("enqueue");
     }
     // A grace period long enough: the running match finishes.
     let mut worker = Reaper(vec![
@@ -1037,7 +1038,7 @@ async fn faults_scenario() {
     let versions = ladder.versions().await;
     for n in 0..FAULT_MATCHES {
         let (a, b) = FAULT_PAIRS[n % FAULT_PAIRS.len()];
-        let new = worker::NewMatch {
+        let new = queue::NewMatch {
             ladder: LADDER,
             a_version: versions[a],
             b_version: versions[b],
@@ -1047,7 +1048,7 @@ async fn faults_scenario() {
             tournament_id: None,
             budget: None,
         };
-        worker::enqueue(db, &new).await.expect("enqueue");
+        queue::enqueue(db, &new).await.expect("enqueue");
     }
     let mut reaper = Reaper(vec![
         ladder.spawn_serve_process("serve.log"),

@@ -107,7 +107,7 @@ pub async fn create(core: &Core, user_id: i64, body: &ChallengeRequest) -> Resul
         Some(text) => Some(longer_budget(variant, text)?),
     };
     crate::auth::rate_limit(&core.db, &format!("challenge:{user_id}"), CHALLENGES_PER_MINUTE, 60_000).await?;
-    let new = crate::worker::NewMatch {
+    let new = crate::queue::NewMatch {
         ladder: &ladder,
         a_version: mine,
         b_version: theirs,
@@ -117,5 +117,5 @@ pub async fn create(core: &Core, user_id: i64, body: &ChallengeRequest) -> Resul
         tournament_id: None,
         budget,
     };
-    Ok(crate::worker::enqueue(&core.db, &new).await?)
+    Ok(crate::queue::enqueue(&core.db, &new).await?)
 }

@@ -212,7 +212,7 @@ pub async fn run(core: Core, config: SchedulerConfig, mut stop: watch::Receiver<
             Ok(0) => {}
             Ok(queued) => {
                 tracing::debug!(queued, "scheduler queued ranked matches");
-                crate::worker::wake_workers();
+                crate::queue::wake_workers();
             }
             Err(error) => tracing::warn!(%error, "the scheduler could not queue matches"),
         }
@@ -316,7 +316,7 @@ async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &str, total: usize) -
         } else {
             (pair.opponent, pair.participant)
         };
-        let new = crate::worker::NewMatch {
+        let new = crate::queue::NewMatch {
             ladder,
             a_version: a,
             b_version: b,
@@ -326,7 +326,7 @@ async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &str, total: usize) -
             tournament_id: None,
             budget: None,
         };
-        crate::worker::insert_match(&mut *tx, &new).await?;
+        crate::queue::insert_match(&mut *tx, &new).await?;
     }
     tx.commit().await?;
     Ok(pairs.len())

@@ -111,7 +111,7 @@ pub async fn create(core: &Core, user_id: i64, body: &TournamentRequest) -> Resu
         for &b in &entries[i + 1..] {
             for n in 0..body.matches_per_pair {
                 let (first, second) = if n % 2 == 0 { (a, b) } else { (b, a) };
-                let new = crate::worker::NewMatch {
+                let new = crate::queue::NewMatch {
                     ladder: &ladder,
                     a_version: first,
                     b_version: second,
@@ -121,13 +121,13 @@ pub async fn create(core: &Core, user_id: i64, body: &TournamentRequest) -> Resu
                     tournament_id: Some(id),
                     budget: None,
                 };
-                crate::worker::insert_match(&mut *tx, &new).await?;
+                crate::queue::insert_match(&mut *tx, &new).await?;
                 matches += 1;
             }
         }
     }
     tx.commit().await?;
-    crate::worker::wake_workers();
+    crate::queue::wake_workers();
     Ok(Created { id, matches })
 }
 

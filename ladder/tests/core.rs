@@ -76,6 +76,7 @@ use arbiter_ladder::blobs::sha256_hex;
 use arbiter_ladder::challenges::{self, ChallengeRequest};
 use arbiter_ladder::db::Backend;
 use arbiter_ladder::error::Error;
+use arbiter_ladder::queue;
 use arbiter_ladder::ratings::{Outcome, Rating, RatingBook, RatingSystem, recompute};
 use arbiter_ladder::scheduler::{self, SchedulerConfig};
 use arbiter_ladder::tournaments::{self, TournamentRequest};
@@ -910,7 +911,7 @@ async fn a_match_claimed_ahead_never_waits_behind_a_long_one(ladder: Ladder) {
     let perfect = ladder.active("tictactoe-perfect", TTT).await;
     // Unrated: the looping version was never checked.
     let challenge = |a: i64, b: i64, seed: i64| {
-        let new = worker::NewMatch {
+        let new = queue::NewMatch {
             ladder: TTT,
             a_version: a,
             b_version: b,
@@ -920,7 +921,7 @@ async fn a_match_claimed_ahead_never_waits_behind_a_long_one(ladder: Ladder) {
             tournament_id: None,
             budget: None,
         };
-        async move { worker::enqueue(&core.db, &new).await.expect("queued") }
+        async move { queue::enqueue(&core.db, &new).await.expect("queued") }
     };
     let start = |config: WorkerConfig| {
         let (stop, stop_rx) = watch::channel(false);

@@ -11,9 +11,10 @@ pub mod pg;
 use arbiter_ladder::accounts::{self, Credentials, SignedIn};
 use arbiter_ladder::core::Core;
 use arbiter_ladder::db::Backend;
+use arbiter_ladder::queue::{self, NewMatch};
 use arbiter_ladder::ratings::{Rating, RatingSystem};
 use arbiter_ladder::uploads::{self, Upload, Uploaded};
-use arbiter_ladder::worker::{self, NewMatch, WorkerConfig};
+use arbiter_ladder::worker::{self, WorkerConfig};
 use pg::PgDatabase;
 use sqlx::Row;
 use std::future::Future;
@@ -156,7 +157,7 @@ impl Ladder {
             tournament_id: None,
             budget: None,
         };
-        worker::enqueue(&self.core.db, &new).await.expect("the match is queued")
+        queue::enqueue(&self.core.db, &new).await.expect("the match is queued")
     }
 
     /// Runs one worker ([`worker::run`]) until every match in `ids` is
