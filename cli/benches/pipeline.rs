@@ -47,6 +47,7 @@ use arbiter_ladder::core::Core;
 use arbiter_ladder::db::Db;
 use arbiter_ladder::events::Events;
 use arbiter_ladder::metrics::Metrics;
+use arbiter_ladder::model::{LadderId, MatchKind};
 use arbiter_ladder::queue::{self, NewMatch};
 use arbiter_ladder::ratings::RatingSystem;
 use arbiter_ladder::worker::{self, WorkerConfig};
@@ -260,11 +261,11 @@ async fn pipeline(core: &Core, versions: [i64; 2], seeds: &[u64], workers: usize
     for (i, &seed) in seeds.iter().enumerate() {
         let [a, b] = sides(i, versions);
         let new = NewMatch {
-            ladder: LADDER,
+            ladder: &LadderId::from(LADDER),
             a_version: a,
             b_version: b,
             seed: i64::try_from(seed).expect("a small seed"),
-            kind: "ranked",
+            kind: MatchKind::Ranked,
             priority: 0,
             tournament_id: None,
             budget: None,

@@ -15,6 +15,7 @@ use arbiter_ladder::core::Core;
 use arbiter_ladder::db::{Backend, Db};
 use arbiter_ladder::events::Events;
 use arbiter_ladder::metrics::Metrics;
+use arbiter_ladder::model::{LadderId, MatchKind};
 use arbiter_ladder::queue;
 use arbiter_ladder::ratings::{Outcome, RatingBook, RatingSystem, recompute};
 use arbiter_ladder::worker::{self, LEASE_ENV, WorkerConfig};
@@ -261,11 +262,11 @@ async fn killed_worker_scenario(backend: Backend) {
         let id = queue::enqueue(
             db,
             &queue::NewMatch {
-                ladder: LADDER,
+                ladder: &LadderId::from(LADDER),
                 a_version: versions[a],
                 b_version: versions[b],
                 seed,
-                kind: "ranked",
+                kind: MatchKind::Ranked,
                 priority: 0,
                 tournament_id: None,
                 budget: None,
@@ -530,11 +531,11 @@ async fn host_failure_scenario(backend: Backend) {
     let id = queue::enqueue(
         db,
         &queue::NewMatch {
-            ladder: LADDER,
+            ladder: &LadderId::from(LADDER),
             a_version: ghost,
             b_version: greedy,
             seed: 5,
-            kind: "challenge",
+            kind: MatchKind::Challenge,
             priority: 10,
             tournament_id: None,
             budget: None,
@@ -650,11 +651,11 @@ fn a_stopped_worker_gives_its_match_back_uncounted() {
         let id = queue::enqueue(
             db,
             &queue::NewMatch {
-                ladder: LADDER,
+                ladder: &LadderId::from(LADDER),
                 a_version: strong,
                 b_version: medium,
                 seed: 9,
-                kind: "ranked",
+                kind: MatchKind::Ranked,
                 priority: 0,
                 tournament_id: None,
                 budget: None,
@@ -711,14 +712,19 @@ async fn time_control_scenario(backend: Backend) {
     let variant: Variant = LADDER.parse().expect("a ladder");
     let default = TimeControl::default_for(variant);
     assert_eq!(ladders::time_control(db, variant).await.expect("read"), default);
+    let ladder_id = LadderId::from(LADDER);
     let queue = |seed: i64, budget: Option<Budget>| {
         let new = queue::NewMatch {
-            ladder: LADDER,
+            ladder: &ladder_id,
             a_version: random,
             b_version: greedy,
             seed,
             // A longer control is a challenge's; the others are the ladder's.
-            kind: if budget.is_some() { "challenge" } else { "ranked" },
+            kind: if budget.is_some() {
+                MatchKind::Challenge
+            } else {
+                MatchKind::Ranked
+            },
             priority: 0,
             tournament_id: None,
             budget,
@@ -893,11 +899,11 @@ async fn sigterm_scenario() {
     let (strong, medium) = (versions["othello-ab-strong"], versions["othello-ab-medium"]);
     for seed in 0..6 {
         let new = queue::NewMatch {
-            ladder: LADDER,
+            ladder: &LadderId::from(LADDER),
             a_version: strong,
             b_version: medium,
             seed,
-            kind: "ranked",
+            kind: MatchKind::Ranked,
             priority: 0,
             tournament_id: None,
             budget: None,
@@ -1039,11 +1045,11 @@ async fn faults_scenario() {
     for n in 0..FAULT_MATCHES {
         let (a, b) = FAULT_PAIRS[n % FAULT_PAIRS.len()];
         let new = queue::NewMatch {
-            ladder: LADDER,
+            ladder: &LadderId::from(LADDER),
             a_version: versions[a],
             b_version: versions[b],
             seed: 2000 + i64::try_from(n).expect("small"),
-            kind: "ranked",
+            kind: MatchKind::Ranked,
             priority: 0,
             tournament_id: None,
             budget: None,

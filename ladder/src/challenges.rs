@@ -5,6 +5,7 @@
 
 use crate::core::Core;
 use crate::error::{Error, Result};
+use crate::model::{LadderId, MatchKind};
 use arbiter_games::{BadBudget, Budget, Variant};
 
 /// Challenges per user per minute.
@@ -108,11 +109,11 @@ pub async fn create(core: &Core, user_id: i64, body: &ChallengeRequest) -> Resul
     };
     crate::auth::rate_limit(&core.db, &format!("challenge:{user_id}"), CHALLENGES_PER_MINUTE, 60_000).await?;
     let new = crate::queue::NewMatch {
-        ladder: &ladder,
+        ladder: &LadderId::new(ladder.as_str()),
         a_version: mine,
         b_version: theirs,
         seed: random_seed()?,
-        kind: "challenge",
+        kind: MatchKind::Challenge,
         priority: CHALLENGE_PRIORITY,
         tournament_id: None,
         budget,

@@ -6,6 +6,7 @@
 //! control it is played with, copied from the ladder when it is queued.
 
 use crate::db::{Db, now_ms};
+use crate::model::{LadderId, MatchKind};
 use arbiter_games::Budget;
 use sqlx::Any;
 use tokio::sync::Notify;
@@ -30,15 +31,15 @@ pub(crate) fn woken() -> Notified<'static> {
 #[derive(Clone, Debug)]
 pub struct NewMatch<'a> {
     /// The ladder, e.g. `othello:std`.
-    pub ladder: &'a str,
+    pub ladder: &'a LadderId,
     /// Participant 0's version.
     pub a_version: i64,
     /// Participant 1's version.
     pub b_version: i64,
     /// The match seed.
     pub seed: i64,
-    /// `ranked`, `challenge` or `tournament`.
-    pub kind: &'a str,
+    /// Why it is played: only ranked matches move ratings.
+    pub kind: MatchKind,
     /// Higher is claimed first.
     pub priority: i64,
     /// The tournament it belongs to.
@@ -72,11 +73,11 @@ pub(crate) async fn insert_match<'e>(
          SELECT $1, $2, $3, $4, $5, $6, $7, 'queued', $8, COALESCE($9, l.turn_ms), COALESCE($10, l.bank_ms), l.fuel_per_ms \
          FROM ladders l WHERE l.name = $1 RETURNING id",
     )
-    .bind(new.ladder)
+    .bind(new.ladder.as_str())
     .bind(new.a_version)
     .bind(new.b_version)
     .bind(new.seed)
-    .bind(new.kind)
+    .bind(new.kind.as_str())
     .bind(new.tournament_id)
     .bind(new.priority)
     .bind(now_ms())

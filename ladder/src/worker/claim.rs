@@ -6,6 +6,7 @@ use super::{Claimed, VersionModule, WorkerConfig};
 use crate::core::Core;
 use crate::db::{Backend, OwnConnection, now_ms};
 use crate::ladders::TimeControl;
+use crate::model::{LadderId, MatchKind};
 use sqlx::Row;
 use std::time::Instant;
 
@@ -101,7 +102,7 @@ pub(super) async fn claim(
         };
         let claimed = Claimed {
             id: row.try_get(0)?,
-            ladder: row.try_get(1)?,
+            ladder: LadderId::new(row.try_get::<String, _>(1)?),
             a_version: row.try_get(2)?,
             b_version: row.try_get(3)?,
             seed: row.try_get(4)?,
@@ -109,7 +110,10 @@ pub(super) async fn claim(
             time: TimeControl::from_columns(row.try_get(6)?, row.try_get(7)?, row.try_get(8)?),
             modules: [module(2, 9, 10)?, module(3, 11, 12)?],
             claimed_at: Instant::now(),
-            kind: row.try_get(14)?,
+            kind: row
+                .try_get::<String, _>(14)?
+                .parse::<MatchKind>()
+                .map_err(|e| sqlx::Error::Decode(e.into()))?,
             took_over: row.try_get::<Option<String>, _>(13)?.as_deref() == Some(LEASE_EXPIRED),
         };
         if claimed.attempts <= config.max_attempts {

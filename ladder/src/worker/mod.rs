@@ -74,6 +74,7 @@ mod record;
 use crate::core::Core;
 use crate::db::OwnConnection;
 use crate::ladders::TimeControl;
+use crate::model::{LadderId, MatchKind};
 use crate::replays::StoredReplay;
 use arbiter_referee::PlayedMatch;
 use std::time::{Duration, Instant};
@@ -260,7 +261,7 @@ enum WorkerError {
 #[derive(Clone, Debug)]
 struct Claimed {
     id: i64,
-    ladder: String,
+    ladder: LadderId,
     a_version: i64,
     b_version: i64,
     seed: i64,
@@ -272,9 +273,8 @@ struct Claimed {
     modules: [Option<VersionModule>; 2],
     /// When this worker claimed it.
     claimed_at: Instant,
-    /// `ranked`, `challenge` or `tournament`: only ranked matches move
-    /// ratings.
-    kind: String,
+    /// Only ranked matches move ratings.
+    kind: MatchKind,
     /// Whether the claim took the match over from a worker whose lease
     /// expired.
     took_over: bool,

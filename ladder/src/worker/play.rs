@@ -18,13 +18,14 @@ const LIVE_MAP_EVERY: u32 = 10;
 /// blob store) and prepares the replay.
 pub(super) fn play(core: &Core, claimed: &Claimed, cancel: &Arc<AtomicBool>) -> Result<Played, WorkerError> {
     core.metrics
-        .match_started(&claimed.ladder, claimed.attempts, claimed.took_over);
+        .match_started(claimed.ladder.as_str(), claimed.attempts, claimed.took_over);
     core.events.send(Event::MatchStarted {
         id: claimed.id,
-        ladder: claimed.ladder.clone(),
+        ladder: claimed.ladder.to_string(),
     });
     let variant: Variant = claimed
         .ladder
+        .as_str()
         .parse()
         .map_err(|e| WorkerError::Unplayable(format!("ladder {}: {e}", claimed.ladder)))?;
     let [Some(a), Some(b)] = &claimed.modules else {

@@ -7,6 +7,7 @@ use super::{Claimed, Played, WorkerConfig, WorkerError};
 use crate::core::Core;
 use crate::db::{Backend, OwnConnection, now_ms};
 use crate::events::Event;
+use crate::model::{LadderId, MatchKind};
 use crate::ratings::{Outcome, Rating};
 use crate::replays::StoredReplay;
 use arbiter_games::Side;
@@ -19,13 +20,13 @@ use std::sync::LazyLock;
 pub(super) fn ended(core: &Core, claimed: &Claimed, finished: bool) {
     if finished {
         core.metrics
-            .match_finished(&claimed.ladder, claimed.claimed_at.elapsed());
+            .match_finished(claimed.ladder.as_str(), claimed.claimed_at.elapsed());
     } else {
-        core.metrics.match_failed(&claimed.ladder);
+        core.metrics.match_failed(claimed.ladder.as_str());
     }
     core.events.send(Event::MatchFinished {
         id: claimed.id,
-        ladder: claimed.ladder.clone(),
+        ladder: claimed.ladder.to_string(),
         status: if finished { "finished" } else { "failed" }.to_string(),
     });
 }
@@ -136,7 +137,7 @@ async fn record(
     let Played { played, replay } = played;
     // Only the ladder's own matches move ratings: a challenge or a
     // tournament may pit bots whose owners never agreed to it (ladder.md).
-    let rated = claimed.kind == "ranked" && claimed.a_version != claimed.b_version;
+    let rated = claimed.kind == MatchKind::Ranked && claimed.a_version != claimed.b_version;
     let versions = [claimed.a_version, claimed.b_version];
     let mut connection = own.write().await?;
     // Both ratings are read (and on PostgreSQL locked) first, so the match
@@ -501,13 +502,13 @@ async fn read_ratings(
     read: &RatingsRead,
     tx: &mut AnyConnection,
     versions: [i64; 2],
-    ladder: &str,
+    ladder: &LadderId,
 ) -> Result<[Rating; 2], sqlx::Error> {
     for first in [true, false] {
         let rows = sqlx::query(if first { read.first } else { read.again })
             .bind(versions[0])
             .bind(versions[1])
-            .bind(ladder)
+            .bind(ladder.as_str())
             .fetch_all(&mut *tx)
             .await?;
         let mut found = [None, None];
@@ -529,7 +530,7 @@ async fn read_ratings(
         }
         if first {
             for version in versions {
-                crate::ratings::ensure_row(tx, version, ladder).await?;
+                crate::ratings::ensure_row(tx, version, ladder.as_str()).await?;
             }
         }
     }
