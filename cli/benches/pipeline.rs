@@ -47,8 +47,10 @@ use arbiter_ladder::core::Core;
 use arbiter_ladder::db::Db;
 use arbiter_ladder::events::Events;
 use arbiter_ladder::metrics::Metrics;
+use arbiter_ladder::model::{LadderId, MatchKind};
+use arbiter_ladder::queue::{self, NewMatch};
 use arbiter_ladder::ratings::RatingSystem;
-use arbiter_ladder::worker::{self, NewMatch, WorkerConfig};
+use arbiter_ladder::worker::{self, WorkerConfig};
 use arbiter_referee::{MatchSettings, PlayedMatch, WasmBot, play_match};
 use arbiter_sandbox::{CompilerCommand, DEFAULT_FUEL_PER_MS, Sandbox, SandboxConfig};
 use tokio::sync::watch;
@@ -259,16 +261,16 @@ async fn pipeline(core: &Core, versions: [i64; 2], seeds: &[u64], workers: usize
     for (i, &seed) in seeds.iter().enumerate() {
         let [a, b] = sides(i, versions);
         let new = NewMatch {
-            ladder: LADDER,
+            ladder: &LadderId::from(LADDER),
             a_version: a,
             b_version: b,
             seed: i64::try_from(seed).expect("a small seed"),
-            kind: "ranked",
+            kind: MatchKind::Ranked,
             priority: 0,
             tournament_id: None,
             budget: None,
         };
-        let id = worker::enqueue(&core.db, &new).await.expect("the match is queued");
+        let id = queue::enqueue(&core.db, &new).await.expect("the match is queued");
         first.get_or_insert(id);
     }
     let first = first.expect("at least one match");

@@ -15,6 +15,8 @@ use arbiter_ladder::core::Core;
 use arbiter_ladder::db::{Backend, Db};
 use arbiter_ladder::events::Events;
 use arbiter_ladder::metrics::Metrics;
+use arbiter_ladder::model::{LadderId, MatchKind};
+use arbiter_ladder::queue;
 use arbiter_ladder::ratings::{Outcome, RatingBook, RatingSystem, recompute};
 use arbiter_ladder::worker::{self, LEASE_ENV, WorkerConfig};
 use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
@@ -257,14 +259,14 @@ async fn killed_worker_scenario(backend: Backend) {
     for n in 0..MATCHES {
         let (a, b) = PAIRS[n % PAIRS.len()];
         let seed = 1000 + i64::try_from(n).expect("small");
-        let id = worker::enqueue(
+        let id = queue::enqueue(
             db,
-            &worker::NewMatch {
-                ladder: LADDER,
+            &queue::NewMatch {
+                ladder: &LadderId::from(LADDER),
                 a_version: versions[a],
                 b_version: versions[b],
                 seed,
-                kind: "ranked",
+                kind: MatchKind::Ranked,
                 priority: 0,
                 tournament_id: None,
                 budget: None,
@@ -526,14 +528,14 @@ async fn host_failure_scenario(backend: Backend) {
     .await
     .expect("version");
     let greedy = versions["othello-greedy"];
-    let id = worker::enqueue(
+    let id = queue::enqueue(
         db,
-        &worker::NewMatch {
-            ladder: LADDER,
+        &queue::NewMatch {
+            ladder: &LadderId::from(LADDER),
             a_version: ghost,
             b_version: greedy,
             seed: 5,
-            kind: "challenge",
+            kind: MatchKind::Challenge,
             priority: 10,
             tournament_id: None,
             budget: None,
@@ -646,14 +648,14 @@ fn a_stopped_worker_gives_its_match_back_uncounted() {
         let versions = ladder.versions().await;
         let strong = versions["othello-ab-strong"];
         let medium = versions["othello-ab-medium"];
-        let id = worker::enqueue(
+        let id = queue::enqueue(
             db,
-            &worker::NewMatch {
-                ladder: LADDER,
+            &queue::NewMatch {
+                ladder: &LadderId::from(LADDER),
                 a_version: strong,
                 b_version: medium,
                 seed: 9,
-                kind: "ranked",
+                kind: MatchKind::Ranked,
                 priority: 0,
                 tournament_id: None,
                 budget: None,
@@ -710,19 +712,24 @@ async fn time_control_scenario(backend: Backend) {
     let variant: Variant = LADDER.parse().expect("a ladder");
     let default = TimeControl::default_for(variant);
     assert_eq!(ladders::time_control(db, variant).await.expect("read"), default);
+    let ladder_id = LadderId::from(LADDER);
     let queue = |seed: i64, budget: Option<Budget>| {
-        let new = worker::NewMatch {
-            ladder: LADDER,
+        let new = queue::NewMatch {
+            ladder: &ladder_id,
             a_version: random,
             b_version: greedy,
             seed,
             // A longer control is a challenge's; the others are the ladder's.
-            kind: if budget.is_some() { "challenge" } else { "ranked" },
+            kind: if budget.is_some() {
+                MatchKind::Challenge
+            } else {
+                MatchKind::Ranked
+            },
             priority: 0,
             tournament_id: None,
             budget,
         };
-        async move { worker::enqueue(db, &new).await.expect("enqueue") }
+        async move { queue::enqueue(db, &new).await.expect("enqueue") }
     };
     let before = queue(1, None).await;
     let changed = TimeControl::new(Budget::new(300, 3_000), 7_000_000);
@@ -891,17 +898,17 @@ async fn sigterm_scenario() {
     let versions = ladder.versions().await;
     let (strong, medium) = (versions["othello-ab-strong"], versions["othello-ab-medium"]);
     for seed in 0..6 {
-        let new = worker::NewMatch {
-            ladder: LADDER,
+        let new = queue::NewMatch {
+            ladder: &LadderId::from(LADDER),
             a_version: strong,
             b_version: medium,
             seed,
-            kind: "ranked",
+            kind: MatchKind::Ranked,
             priority: 0,
             tournament_id: None,
             budget: None,
         };
-        worker::enqueue(db, &new).await.expect("enqueue");
+        queue::enqueue(db, &new).await.expect("enqueue");
     }
     // A grace period long enough: the running match finishes.
     let mut worker = Reaper(vec![
@@ -1037,17 +1044,17 @@ async fn faults_scenario() {
     let versions = ladder.versions().await;
     for n in 0..FAULT_MATCHES {
         let (a, b) = FAULT_PAIRS[n % FAULT_PAIRS.len()];
-        let new = worker::NewMatch {
-            ladder: LADDER,
+        let new = queue::NewMatch {
+            ladder: &LadderId::from(LADDER),
             a_version: versions[a],
             b_version: versions[b],
             seed: 2000 + i64::try_from(n).expect("small"),
-            kind: "ranked",
+            kind: MatchKind::Ranked,
             priority: 0,
             tournament_id: None,
             budget: None,
         };
-        worker::enqueue(db, &new).await.expect("enqueue");
+        queue::enqueue(db, &new).await.expect("enqueue");
     }
     let mut reaper = Reaper(vec![
         ladder.spawn_serve_process("serve.log"),

@@ -5,6 +5,7 @@
 
 use crate::core::Core;
 use crate::error::{Error, Result};
+use crate::model::{LadderId, MatchKind};
 use crate::seed::random_seed;
 use arbiter_games::{BadBudget, Budget, Variant};
 
@@ -101,15 +102,15 @@ pub async fn create(core: &Core, user_id: i64, body: &ChallengeRequest) -> Resul
         Some(text) => Some(longer_budget(variant, text)?),
     };
     crate::auth::rate_limit(&core.db, &format!("challenge:{user_id}"), CHALLENGES_PER_MINUTE, 60_000).await?;
-    let new = crate::worker::NewMatch {
-        ladder: &ladder,
+    let new = crate::queue::NewMatch {
+        ladder: &LadderId::new(ladder.as_str()),
         a_version: mine,
         b_version: theirs,
         seed: random_seed()?,
-        kind: "challenge",
+        kind: MatchKind::Challenge,
         priority: CHALLENGE_PRIORITY,
         tournament_id: None,
         budget,
     };
-    Ok(crate::worker::enqueue(&core.db, &new).await?)
+    Ok(crate::queue::enqueue(&core.db, &new).await?)
 }

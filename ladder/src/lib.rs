@@ -6,8 +6,8 @@
 //! directory, or PostgreSQL), the content-addressed blob store ([`blobs`]:
 //! a folder or S3-compatible object storage), the sandbox and the live
 //! events ([`events`]). On it run the scheduler that keeps every ladder
-//! playing ([`scheduler`]), workers that claim queued matches and play them
-//! through the referee ([`worker`]), Glicko-2 or Elo ratings ([`ratings`])
+//! playing ([`scheduler`]) by adding matches to the queue ([`queue`]), workers
+//! that claim queued matches and play them through the referee ([`worker`]), Glicko-2 or Elo ratings ([`ratings`])
 //! and upload checks ([`versions`]); the steps a caller takes are
 //! [`accounts`], [`uploads`], [`challenges`] and [`tournaments`], refused
 //! or failed with an [`error::Error`].
@@ -39,6 +39,7 @@ pub mod leaderboard;
 pub mod matches;
 pub mod metrics;
 pub mod model;
+pub mod queue;
 pub mod ratings;
 pub mod replays;
 pub mod sandbox;

@@ -30,8 +30,6 @@ use std::time::{Duration, Instant};
 /// it answers with the last successful read (and `arbiter_database_up` 0).
 pub const QUEUE_READ_WAIT: Duration = Duration::from_millis(750);
 
-/// The match kinds, as stored (`matches.kind`).
-pub const MATCH_KINDS: [&str; 3] = ["ranked", "challenge", "tournament"];
 /// The statuses `arbiter_queue_matches` counts.
 pub const QUEUE_STATUSES: [&str; 2] = ["queued", "running"];
 /// The verdicts of `arbiter_check_duration_seconds`.
@@ -345,9 +343,12 @@ impl Metrics {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             if let Some(last) = last.as_ref() {
                 for ladder in Variant::ALL.map(|variant| variant.to_string()) {
-                    for kind in MATCH_KINDS {
+                    for kind in crate::model::MatchKind::ALL {
                         for status in QUEUE_STATUSES {
-                            inner.queue.with_label_values(&[ladder.as_str(), kind, status]).set(0);
+                            inner
+                                .queue
+                                .with_label_values(&[ladder.as_str(), kind.as_str(), status])
+                                .set(0);
                         }
                     }
                 }

@@ -53,6 +53,49 @@ id!(
     TournamentId
 );
 
+/// A ladder's id: its game and mode as the `ladders` table names it, e.g.
+/// `othello:std`. Whether the referee knows it is decided when a match is
+/// played (a match on a ladder it does not know fails, unrated).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct LadderId(String);
+
+impl LadderId {
+    /// The ladder called `name`.
+    pub fn new(name: impl Into<String>) -> LadderId {
+        LadderId(name.into())
+    }
+
+    /// The name stored in the database and shown in the API.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for LadderId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for LadderId {
+    fn from(name: &str) -> LadderId {
+        LadderId::new(name)
+    }
+}
+
+impl From<String> for LadderId {
+    fn from(name: String) -> LadderId {
+        LadderId(name)
+    }
+}
+
+impl From<arbiter_games::Variant> for LadderId {
+    fn from(variant: arbiter_games::Variant) -> LadderId {
+        LadderId(variant.to_string())
+    }
+}
+
 macro_rules! text_enum {
     ($(#[$doc:meta])* $name:ident, $what:literal { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$doc])*
@@ -168,6 +211,15 @@ mod tests {
         assert!(matches!("done".parse::<MatchStatus>(), Err(Error::Internal(_))));
         assert!(matches!("Ranked".parse::<MatchKind>(), Err(Error::Internal(_))));
         assert!(VersionStatus::try_from(String::new()).is_err());
+    }
+
+    #[test]
+    fn a_ladder_id_is_its_name_in_text_and_json() {
+        let ladder = LadderId::from("othello:std");
+        assert_eq!(ladder.to_string(), "othello:std");
+        assert_eq!(serde_json::to_string(&ladder).ok().as_deref(), Some("\"othello:std\""));
+        let variant: arbiter_games::Variant = "othello:std".parse().expect("a known ladder");
+        assert_eq!(LadderId::from(variant), ladder);
     }
 
     #[test]

@@ -36,6 +36,7 @@
 
 use crate::core::Core;
 use crate::db::{Backend, Db, now_ms};
+use crate::model::{LadderId, MatchKind};
 use sqlx::Row;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -212,7 +213,7 @@ pub async fn run(core: Core, config: SchedulerConfig, mut stop: watch::Receiver<
             Ok(0) => {}
             Ok(queued) => {
                 tracing::debug!(queued, "scheduler queued ranked matches");
-                crate::worker::wake_workers();
+                crate::queue::wake_workers();
             }
             Err(error) => tracing::warn!(%error, "the scheduler could not queue matches"),
         }
@@ -220,16 +221,20 @@ pub async fn run(core: Core, config: SchedulerConfig, mut stop: watch::Receiver<
 }
 
 /// Ranked matches queued or running, per ladder.
-async fn ranked_in_flight(db: &Db) -> Result<HashMap<String, usize>, sqlx::Error> {
+async fn ranked_in_flight(db: &Db) -> Result<HashMap<LadderId, usize>, sqlx::Error> {
     let rows = sqlx::query(
-        "SELECT ladder, COUNT(*) FROM matches WHERE kind = 'ranked' AND status IN ('queued', 'running') GROUP BY ladder",
+        "SELECT ladder, COUNT(*) FROM matches WHERE kind = $1 AND status IN ('queued', 'running') GROUP BY ladder",
     )
+    .bind(MatchKind::Ranked.as_str())
     .fetch_all(&db.pool)
     .await?;
     let mut counts = HashMap::new();
     for row in rows {
         let n: i64 = row.try_get(1)?;
-        counts.insert(row.try_get(0)?, usize::try_from(n).unwrap_or(usize::MAX));
+        counts.insert(
+            LadderId::new(row.try_get::<String, _>(0)?),
+            usize::try_from(n).unwrap_or(usize::MAX),
+        );
     }
     Ok(counts)
 }
@@ -239,7 +244,7 @@ async fn ranked_in_flight(db: &Db) -> Result<HashMap<String, usize>, sqlx::Error
 #[derive(Clone, Debug, Default)]
 pub struct Served {
     pass: u64,
-    last: HashMap<String, u64>,
+    last: HashMap<LadderId, u64>,
 }
 
 /// One scheduling pass over every ladder, with no memory of earlier passes.
@@ -255,11 +260,14 @@ pub async fn schedule_fairly(db: &Db, config: &SchedulerConfig, served: &mut Ser
     let counts = ranked_in_flight(db).await?;
     let mut total: usize = counts.values().sum();
     let mut queued = 0;
-    let mut ladders = if config.ladders.is_empty() {
+    let mut ladders: Vec<LadderId> = if config.ladders.is_empty() {
         crate::ladders::names()
     } else {
         config.ladders.clone()
-    };
+    }
+    .into_iter()
+    .map(LadderId::from)
+    .collect();
     served.pass += 1;
     ladders.sort_by_key(|ladder| {
         (
@@ -286,15 +294,16 @@ pub async fn schedule_fairly(db: &Db, config: &SchedulerConfig, served: &mut Ser
 }
 
 /// Re-counts and tops up one ladder inside a write transaction.
-async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &str, total: usize) -> Result<usize, sqlx::Error> {
+async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &LadderId, total: usize) -> Result<usize, sqlx::Error> {
     let mut tx = db.begin_write().await?;
     if db.backend == Backend::Postgres {
         sqlx::query(ADVISORY_KEY).execute(&mut *tx).await?;
     }
     let here: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM matches WHERE ladder = $1 AND kind = 'ranked' AND status IN ('queued', 'running')",
+        "SELECT COUNT(*) FROM matches WHERE ladder = $1 AND kind = $2 AND status IN ('queued', 'running')",
     )
-    .bind(ladder)
+    .bind(ladder.as_str())
+    .bind(MatchKind::Ranked.as_str())
     .fetch_one(&mut *tx)
     .await?;
     let here = usize::try_from(here).unwrap_or(usize::MAX);
@@ -306,7 +315,7 @@ async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &str, total: usize) -
         tx.rollback().await?;
         return Ok(0);
     }
-    let candidates = candidates(&mut tx, ladder).await?;
+    let candidates = candidates(&mut tx, ladder.as_str()).await?;
     let pairs = pick_pairs(&candidates, want, now_ms());
     for pair in &pairs {
         let seed = crate::seed::random_seed().map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
@@ -316,17 +325,17 @@ async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &str, total: usize) -
         } else {
             (pair.opponent, pair.participant)
         };
-        let new = crate::worker::NewMatch {
+        let new = crate::queue::NewMatch {
             ladder,
             a_version: a,
             b_version: b,
             seed: seed >> 1,
-            kind: "ranked",
+            kind: MatchKind::Ranked,
             priority: config.priority,
             tournament_id: None,
             budget: None,
         };
-        crate::worker::insert_match(&mut *tx, &new).await?;
+        crate::queue::insert_match(&mut *tx, &new).await?;
     }
     tx.commit().await?;
     Ok(pairs.len())

@@ -11,7 +11,7 @@ use crate::crosstable::{self, Crosstable};
 use crate::db::Db;
 use crate::db::now_ms;
 use crate::error::{Error, Result};
-use crate::model::TournamentId;
+use crate::model::{LadderId, MatchKind, TournamentId};
 use crate::seed::random_seed;
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -107,28 +107,29 @@ pub async fn create(core: &Core, user_id: i64, body: &TournamentRequest) -> Resu
             .execute(&mut *tx)
             .await?;
     }
+    let ladder_id = LadderId::new(ladder.as_str());
     let mut matches = 0;
     for (i, &a) in entries.iter().enumerate() {
         for &b in &entries[i + 1..] {
             for n in 0..body.matches_per_pair {
                 let (first, second) = if n % 2 == 0 { (a, b) } else { (b, a) };
-                let new = crate::worker::NewMatch {
-                    ladder: &ladder,
+                let new = crate::queue::NewMatch {
+                    ladder: &ladder_id,
                     a_version: first,
                     b_version: second,
                     seed: random_seed()?,
-                    kind: "tournament",
+                    kind: MatchKind::Tournament,
                     priority: TOURNAMENT_PRIORITY,
                     tournament_id: Some(id),
                     budget: None,
                 };
-                crate::worker::insert_match(&mut *tx, &new).await?;
+                crate::queue::insert_match(&mut *tx, &new).await?;
                 matches += 1;
             }
         }
     }
     tx.commit().await?;
-    crate::worker::wake_workers();
+    crate::queue::wake_workers();
     Ok(Created { id, matches })
 }
 

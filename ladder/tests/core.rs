@@ -76,6 +76,8 @@ use arbiter_ladder::blobs::sha256_hex;
 use arbiter_ladder::challenges::{self, ChallengeRequest};
 use arbiter_ladder::db::Backend;
 use arbiter_ladder::error::Error;
+use arbiter_ladder::model::{LadderId, MatchKind};
+use arbiter_ladder::queue;
 use arbiter_ladder::ratings::{Outcome, Rating, RatingBook, RatingSystem, recompute};
 use arbiter_ladder::scheduler::{self, SchedulerConfig};
 use arbiter_ladder::tournaments::{self, TournamentRequest};
@@ -909,18 +911,19 @@ async fn a_match_claimed_ahead_never_waits_behind_a_long_one(ladder: Ladder) {
     let random = ladder.active("tictactoe-random", TTT).await;
     let perfect = ladder.active("tictactoe-perfect", TTT).await;
     // Unrated: the looping version was never checked.
+    let ttt = LadderId::from(TTT);
     let challenge = |a: i64, b: i64, seed: i64| {
-        let new = worker::NewMatch {
-            ladder: TTT,
+        let new = queue::NewMatch {
+            ladder: &ttt,
             a_version: a,
             b_version: b,
             seed,
-            kind: "challenge",
+            kind: MatchKind::Challenge,
             priority: 0,
             tournament_id: None,
             budget: None,
         };
-        async move { worker::enqueue(&core.db, &new).await.expect("queued") }
+        async move { queue::enqueue(&core.db, &new).await.expect("queued") }
     };
     let start = |config: WorkerConfig| {
         let (stop, stop_rx) = watch::channel(false);

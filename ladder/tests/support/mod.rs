@@ -11,9 +11,11 @@ pub mod pg;
 use arbiter_ladder::accounts::{self, Credentials, SignedIn};
 use arbiter_ladder::core::Core;
 use arbiter_ladder::db::Backend;
+use arbiter_ladder::model::{LadderId, MatchKind};
+use arbiter_ladder::queue::{self, NewMatch};
 use arbiter_ladder::ratings::{Rating, RatingSystem};
 use arbiter_ladder::uploads::{self, Upload, Uploaded};
-use arbiter_ladder::worker::{self, NewMatch, WorkerConfig};
+use arbiter_ladder::worker::{self, WorkerConfig};
 use pg::PgDatabase;
 use sqlx::Row;
 use std::future::Future;
@@ -147,16 +149,16 @@ impl Ladder {
     /// Queues a ranked match as the scheduler would.
     pub async fn enqueue_ranked(&self, ladder: &str, a: i64, b: i64, seed: i64) -> i64 {
         let new = NewMatch {
-            ladder,
+            ladder: &LadderId::from(ladder),
             a_version: a,
             b_version: b,
             seed,
-            kind: "ranked",
+            kind: MatchKind::Ranked,
             priority: 0,
             tournament_id: None,
             budget: None,
         };
-        worker::enqueue(&self.core.db, &new).await.expect("the match is queued")
+        queue::enqueue(&self.core.db, &new).await.expect("the match is queued")
     }
 
     /// Runs one worker ([`worker::run`]) until every match in `ids` is
