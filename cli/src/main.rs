@@ -2,6 +2,8 @@
 //! positions and replays, and run the ladder: its web server, workers and
 //! the administration commands.
 
+#[cfg(test)]
+mod backtraces;
 mod bots;
 mod cmd;
 
