@@ -1,6 +1,8 @@
 """A minimal Othello bot: plays the first legal move, passes when it must.
 
-Try it:  arbiter play othello cmd:'python3 examples/first_legal.py' builtin:random
+Try it (native bots are timed by the wall clock: Python's start-up on a busy
+machine can take most of a second, so give it a roomy time control):
+  arbiter play othello cmd:'python3 examples/first_legal.py' house:othello-random --time 5000/60000
 """
 import json
 import sys

@@ -71,11 +71,11 @@ same_moves_natively() {
     kit_fail "the native build could not play"
   "$ARBITER" play othello bot.wasm house:othello-random -n 2 --seed 7 --out "$tmp/wasm" >/dev/null ||
     kit_fail "bot.wasm could not play"
-  python3 "$kits_dir/same_moves.py" "$tmp/native" "$tmp/wasm" || kit_fail "the native build played other moves"
+  python3 "$kits_dir/support/same_moves.py" "$tmp/native" "$tmp/wasm" || kit_fail "the native build played other moves"
 }
 
 kit_report() {
-  python3 "$kits_dir/replays.py" "$tmp/replays" || kit_fail "the $kit template bot faulted"
+  python3 "$kits_dir/support/replays.py" "$tmp/replays" || kit_fail "the $kit template bot faulted"
   echo "== kit $kit"
   echo "toolchain: $1"
   echo "module size: $(wc -c < bot.wasm | tr -d ' ') bytes"

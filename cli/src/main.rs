@@ -1,6 +1,9 @@
-//! `arbiter`: play bots against each other locally, inspect positions and
-//! replays, and (soon) run the ladder server.
+//! `arbiter`: play bots against each other locally, check and inspect bots,
+//! positions and replays, and run the ladder: its web server, workers and
+//! the administration commands.
 
+#[cfg(test)]
+mod backtraces;
 mod bots;
 mod cmd;
 

@@ -2,9 +2,7 @@
 //! default, or by rating), in the API and on the site without JavaScript,
 //! and what a bot page says about its rating's uncertainty.
 
-mod support;
-
-use support::{Method, TestServer};
+use crate::support::{Method, TestServer};
 
 /// Gives the house versions of `bots` these ratings on `othello:std`.
 async fn set_ratings(server: &TestServer, ratings: &[(&str, f64, f64)]) {

@@ -1,0 +1,7 @@
+//! The HTTP layer tested in process: every test builds the application (core
+//! and router) in this program and sends it requests with tower's `oneshot`.
+//! One test program, so one link.
+
+mod api_precision;
+mod leaderboard;
+mod support;
