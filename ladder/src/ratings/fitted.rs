@@ -157,8 +157,93 @@ pub async fn ladder_fit(db: &Db, ladder: &str) -> Result<Arc<LadderFit>> {
     Ok(fit)
 }
 
+/// A ladder's fit set beside its stored Glicko-2 ratings, as `arbiter
+/// ratings recompute` reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// The ladder.
+    pub ladder: String,
+    /// Rated matches fitted.
+    pub matches: usize,
+    /// Versions fitted.
+    pub versions: usize,
+    /// Whether the fit met its tolerance.
+    pub converged: bool,
+    /// The slope of Glicko-2 rating against fitted rating (least squares):
+    /// above 1 when Glicko-2 stretches differences.
+    pub glicko_slope: f64,
+    /// The root-mean-square difference between the two, each centred on
+    /// its mean, Elo.
+    pub rms_difference: f64,
+    /// Kendall's τ-b between the two orders.
+    pub tau: f64,
+}
+
+/// Fits every ladder's rated log from scratch and sets each beside the
+/// stored Glicko-2 ratings of the same versions. Only reads.
+pub async fn compare_all(db: &Db) -> Result<Vec<Comparison>> {
+    let ladders: Vec<String> =
+        sqlx::query_scalar("SELECT DISTINCT ladder FROM matches WHERE rated = 1 ORDER BY ladder")
+            .fetch_all(&db.pool)
+            .await?;
+    let mut out = Vec::with_capacity(ladders.len());
+    for ladder in ladders {
+        let fit = fit_log(&rated_log(db, &ladder).await?, None)?;
+        let stored = sqlx::query("SELECT version_id, rating FROM ratings WHERE ladder = $1")
+            .bind(&ladder)
+            .fetch_all(&db.pool)
+            .await?;
+        let mut pairs = Vec::new();
+        for row in stored {
+            if let Some(fitted) = fit.get(VersionId(row.try_get(0)?)) {
+                pairs.push((fitted.rating, row.try_get::<f64, _>(1)?));
+            }
+        }
+        let (glicko_slope, rms_difference) = slope_and_rms(&pairs);
+        out.push(Comparison {
+            ladder,
+            matches: fit.matches,
+            versions: fit.ratings.len(),
+            converged: fit.converged,
+            glicko_slope,
+            rms_difference,
+            tau: crate::simulate::kendall_tau(&pairs),
+        });
+    }
+    Ok(out)
+}
+
+/// The least-squares slope of `y` on `x`, and the RMS of `y − x` after
+/// centring both (0 and 0 for fewer than two points or no spread).
+pub fn slope_and_rms(pairs: &[(f64, f64)]) -> (f64, f64) {
+    let n = pairs.len() as f64;
+    if pairs.len() < 2 {
+        return (0.0, 0.0);
+    }
+    let mx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+    let (mut sxy, mut sxx, mut se) = (0.0, 0.0, 0.0);
+    for &(x, y) in pairs {
+        sxy += (x - mx) * (y - my);
+        sxx += (x - mx) * (x - mx);
+        se += ((y - my) - (x - mx)).powi(2);
+    }
+    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    (slope, (se / n).sqrt())
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn slope_and_rms_of_known_lines() {
+        let doubled: Vec<(f64, f64)> = (0..5).map(|i| (f64::from(i), 7.0 + 2.0 * f64::from(i))).collect();
+        let (slope, rms) = slope_and_rms(&doubled);
+        assert!((slope - 2.0).abs() < 1e-12);
+        // y − x centred: i − 2 for i in 0..5, RMS sqrt(2).
+        assert!((rms - 2f64.sqrt()).abs() < 1e-12);
+        assert_eq!(slope_and_rms(&[(1.0, 1.0)]), (0.0, 0.0));
+    }
+
     use super::*;
 
     #[test]
