@@ -247,14 +247,18 @@ fn print_paired(matchmakers: &[Matchmaker], reports: &[Vec<Report>]) {
         for j in i + 1..matchmakers.len() {
             for (k, target) in TAU_TARGETS.iter().enumerate() {
                 let paired = simulate::paired(&reports[j], &reports[i], k);
+                let p = if paired.p < 0.001 {
+                    format!("{:.1e}", paired.p)
+                } else {
+                    format!("{:.3}", paired.p)
+                };
                 println!(
-                    "  τ≥{target:<4} {:>12} vs {:<12} faster on {:>3}, slower on {:>3}, tied {:>3}: p = {:.3}; ratio {}",
+                    "  τ≥{target:<4} {:>12} vs {:<12} faster on {:>3}, slower on {:>3}, tied {:>3}: p = {p}; ratio {}",
                     matchmakers[j].to_string(),
                     matchmakers[i].to_string(),
                     paired.faster,
                     paired.slower,
                     paired.ties,
-                    paired.p,
                     paired.ratio.map_or("-".to_owned(), |r| format!("{r:.3}"))
                 );
             }
