@@ -147,6 +147,14 @@ pub struct LeaderboardRow {
     pub matches: i64,
     /// When it last played a rated match, Unix ms (`null` before its first).
     pub last_played_ms: Option<i64>,
+    /// Its rating fitted to every rated result of the ladder (Bradley–Terry
+    /// by maximum likelihood, as engine rating lists are; the mean of every
+    /// version that played there is 1500): the headline figure, on the
+    /// scale of real strength differences. `null` before its first rated
+    /// match.
+    pub fitted: Option<f64>,
+    /// Half the width of the fitted rating's 95% interval (`null` with it).
+    pub fitted_interval: Option<f64>,
 }
 
 /// `limit` rows of `ladder`'s leaderboard (active versions only) after
@@ -173,15 +181,18 @@ pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) ->
         .bind(offset)
         .fetch_all(&db.pool)
         .await?;
+    let fit = crate::ratings::fitted::ladder_fit(db, ladder).await?;
     let mut out = Vec::with_capacity(rows.len());
     // Ranks count the rows skipped; an absurd offset finds no rows anyway.
     for (rank, row) in (offset.saturating_add(1)..).zip(&rows) {
         let rating: f64 = row.try_get(4)?;
         let deviation: f64 = row.try_get(5)?;
         let (wins, draws, losses): (i64, i64, i64) = (row.try_get(6)?, row.try_get(7)?, row.try_get(8)?);
+        let version_id = VersionId(row.try_get(0)?);
+        let fitted = fit.get(version_id);
         out.push(LeaderboardRow {
             rank,
-            version_id: VersionId(row.try_get(0)?),
+            version_id,
             bot: row.try_get(1)?,
             owner: row.try_get(2)?,
             version: row.try_get(3)?,
@@ -196,6 +207,8 @@ pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) ->
             losses,
             matches: wins + draws + losses,
             last_played_ms: row.try_get(9)?,
+            fitted: fitted.map(|f| f.rating),
+            fitted_interval: fitted.map(|f| f.interval),
         });
     }
     Ok(out)
@@ -279,6 +292,8 @@ mod tests {
             losses: 3,
             matches: 6,
             last_played_ms: None,
+            fitted: Some(1520.5),
+            fitted_interval: Some(40.0),
         };
         let value = serde_json::to_value(&row).ok();
         assert_eq!(
@@ -288,6 +303,7 @@ mod tests {
                 "rating": 1500.0, "deviation": 100.0, "low": 1300.0, "high": 1700.0,
                 "conservative": 1300.0, "provisional": false, "wins": 1, "draws": 2,
                 "losses": 3, "matches": 6, "last_played_ms": null,
+                "fitted": 1520.5, "fitted_interval": 40.0,
             }))
         );
     }

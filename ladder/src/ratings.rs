@@ -198,6 +198,8 @@ pub async fn ensure_row(tx: &mut sqlx::AnyConnection, version: i64, ladder: &str
 
 pub use recompute::{Difference, Recomputation, recompute, recompute_all};
 
+pub mod fitted;
+
 mod recompute;
 
 #[cfg(test)]

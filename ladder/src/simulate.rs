@@ -90,6 +90,12 @@ pub enum Matchmaker {
     /// (then idle longest); its opponent is drawn at random among the bots
     /// ranked near it (within a tenth of the pool, at least 3 places).
     Halite,
+    /// Expected information: the seed as Halite's (fewest matches, then
+    /// idle longest); its opponent the free bot whose result would teach
+    /// the ratings most, `p·(1 − p)·(RD_seed² + RD_opponent²)` with `p` the
+    /// expected score (overlapping intervals: near ratings, uncertain
+    /// ones), avoiding an immediate rematch.
+    Information,
 }
 
 impl std::fmt::Display for Matchmaker {
@@ -98,6 +104,7 @@ impl std::fmt::Display for Matchmaker {
             Matchmaker::Ours => "ours",
             Matchmaker::RoundRobin => "round-robin",
             Matchmaker::Halite => "halite",
+            Matchmaker::Information => "information",
         })
     }
 }
@@ -120,12 +127,25 @@ pub struct Report {
     pub matchmaker: Matchmaker,
     /// Matches played.
     pub matches: usize,
-    /// Matches until τ first reached 0.9 (checked every few matches).
-    pub tau_reached: Option<usize>,
+    /// For each of [`TAU_TARGETS`]: matches until τ first reached it
+    /// (checked every few matches).
+    pub tau_first: [Option<usize>; 2],
+    /// For each of [`TAU_TARGETS`]: matches until τ reached it and held
+    /// to the end of the run (at every later check); `None` if it was
+    /// below at the end.
+    pub tau_sustained: [Option<usize>; 2],
     /// For each newcomer (arrival or new version): its own matches until
     /// its rating was within ±50 of its strength and stayed there for 10
     /// matches; `None` if that never happened.
     pub placements: Vec<Option<u32>>,
+    /// For each newcomer: its own matches until its rating was first
+    /// within ±50 of its strength (the reference's measure).
+    pub first_placements: Vec<Option<u32>>,
+    /// Glicko-2 (the ratings the run kept) against the truth, at the end.
+    pub glicko: Fidelity,
+    /// The Bradley–Terry fit of the whole log against the truth, at the
+    /// end.
+    pub fitted: Fidelity,
     /// τ and error over time.
     pub series: Vec<Point>,
     /// Matches per bot among the bots active at the end: fewest, most.
@@ -136,14 +156,59 @@ pub struct Report {
     pub ratings: Vec<(f64, f64)>,
 }
 
-/// τ at which the ranking counts as found.
-pub const TAU_TARGET: f64 = 0.9;
+/// The τ thresholds reported: the ranking counts as found at the first
+/// (the goal of the issue tracker's rating-quality work) or the second.
+pub const TAU_TARGETS: [f64; 2] = [0.85, 0.9];
+
+/// How well a set of ratings matches the true strengths (match Elo), over
+/// the bots active at the end.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Fidelity {
+    /// The least-squares slope of rating against true strength: 1 when a
+    /// 100-point rating gap is a 100-point real one.
+    pub scale: f64,
+    /// The RMS error after removing the mean and that slope (what is left
+    /// when the scale is right).
+    pub rms: f64,
+    /// The RMS error after removing the mean only.
+    pub rms_raw: f64,
+}
+
+impl Fidelity {
+    /// Of `pairs` (truth, rating).
+    pub fn of(pairs: &[(f64, f64)]) -> Fidelity {
+        let n = pairs.len() as f64;
+        if pairs.len() < 2 {
+            return Fidelity::default();
+        }
+        let mt = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+        let mr = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+        let (mut sxy, mut sxx) = (0.0, 0.0);
+        for &(t, r) in pairs {
+            sxy += (t - mt) * (r - mr);
+            sxx += (t - mt) * (t - mt);
+        }
+        let scale = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+        let (mut residual, mut raw) = (0.0, 0.0);
+        for &(t, r) in pairs {
+            residual += ((r - mr) - scale * (t - mt)).powi(2);
+            raw += ((r - mr) - (t - mt)).powi(2);
+        }
+        Fidelity {
+            scale,
+            rms: (residual / n).sqrt(),
+            rms_raw: (raw / n).sqrt(),
+        }
+    }
+}
 /// How close (Elo) a newcomer's rating must come to its strength.
 pub const PLACEMENT_BAND: f64 = 50.0;
 /// For how many of its matches in a row it must stay that close.
 pub const PLACEMENT_STREAK: u32 = 10;
-/// Virtual time a round of matches takes.
-const ROUND_MS: i64 = 10_000;
+/// Virtual time one match adds to the clock: the clock runs per match
+/// slot, so that a bot idle for as many matches is as idle at any
+/// concurrency (5 s, what a round of 2 matches took in 10 s before).
+const MATCH_MS: i64 = 5_000;
 
 /// A bot (version) of the pool.
 #[derive(Clone, Debug)]
@@ -236,13 +301,25 @@ fn game_probabilities(settings: &Settings, elo: f64) -> (f64, f64, f64) {
     (e - draw / 2.0, draw, 1.0 - e - draw / 2.0)
 }
 
-/// Match Elo per game Elo near equality: how much more a two-game match
-/// separates bots than one game does (about 1.1 at a draw rate of 0.1).
-/// Rating errors are measured against strengths times this.
+/// Match Elo per game Elo: how much more a two-game match separates bots
+/// than one game does. The ratio falls as the gap grows (1.100 at 10 Elo,
+/// 1.076 at 400 with a draw rate of 0.1), so this is the least-squares
+/// slope through 0 over the gaps between two bots of the pool (normal,
+/// standard deviation √2 · spread). Rating errors and scales are measured
+/// against strengths times this.
 pub fn match_scale(settings: &Settings) -> f64 {
-    let delta = 10.0;
-    let s = match_score(settings, delta);
-    -400.0 * (1.0 / s - 1.0).log10() / delta
+    let sd = std::f64::consts::SQRT_2 * settings.spread.max(1.0);
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for k in 1..=60 {
+        let z = f64::from(k) * 0.05;
+        let weight = (-z * z / 2.0).exp();
+        let gap = z * sd;
+        let s = match_score(settings, gap);
+        let match_elo = -400.0 * (1.0 / s - 1.0).log10();
+        sxy += weight * gap * match_elo;
+        sxx += weight * gap * gap;
+    }
+    sxy / sxx
 }
 
 /// Simulates one run of `settings` with `matchmaker`.
@@ -280,10 +357,12 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
     let scale = match_scale(settings);
     let mut book: RatingBook<usize> = RatingBook::new(settings.rating);
     let mut placements: Vec<Option<u32>> = Vec::new();
+    let mut first_placements: Vec<Option<u32>> = Vec::new();
     let mut series = Vec::new();
-    let mut tau_reached = None;
+    let mut tau_first = [None; 2];
     let mut rematches = 0usize;
-    let mut round_robin = RoundRobin::default();
+    let mut round_robin = RoundRobin::new(Stream::new(settings.seed, 5));
+    let mut log: Vec<(usize, usize, Outcome)> = Vec::with_capacity(settings.matches);
     let checkpoint = (bots_at_start / 10).max(2);
     let mut played = 0usize;
     let mut now_ms = 0i64;
@@ -295,6 +374,7 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
             changes.next();
             let newcomer = Some(placements.len());
             placements.push(None);
+            first_placements.push(None);
             if arrival {
                 let lineage = bots.iter().map(|b| b.lineage).max().map_or(0, |l| l + 1);
                 let strength = 1500.0 + settings.spread * truth.normal();
@@ -306,7 +386,7 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
                 let strength = bots[old].strength + 100.0 * (2.0 * truth.uniform() - 1.0);
                 bots.push(Bot::new(bots[old].lineage, strength, newcomer));
             }
-            round_robin.reset();
+            round_robin.pool_changed(&bots);
         }
         let want = settings.concurrency.min(settings.matches - played);
         let pairs = match matchmaker {
@@ -316,16 +396,19 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
                 .collect(),
             Matchmaker::RoundRobin => round_robin.next(&bots, want),
             Matchmaker::Halite => halite(&bots, &book, want, &mut picks),
+            Matchmaker::Information => information(&bots, &book, want),
         };
         if pairs.is_empty() {
             break;
         }
+        now_ms += MATCH_MS * pairs.len() as i64;
         for (a, b) in pairs {
             if bots[a].last_opponent == Some(b) || bots[b].last_opponent == Some(a) {
                 rematches += 1;
             }
             let outcome = play(settings, &bots, a, b, &mut games);
             book.apply(&a, &b, outcome);
+            log.push((a, b, outcome));
             for (me, other) in [(a, b), (b, a)] {
                 let bot = &mut bots[me];
                 bot.matches += 1;
@@ -334,7 +417,7 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
             }
             played += 1;
             for me in [a, b] {
-                track_placement(&mut bots, &book, scale, me, &mut placements);
+                track_placement(&mut bots, &book, scale, me, &mut placements, &mut first_placements);
             }
             if played.is_multiple_of(checkpoint) || played == settings.matches {
                 let (tau, rms) = measure(&bots, &book, scale);
@@ -343,30 +426,38 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
                     tau,
                     rms,
                 });
-                if tau_reached.is_none() && tau >= TAU_TARGET {
-                    tau_reached = Some(played);
+                for (first, target) in tau_first.iter_mut().zip(TAU_TARGETS) {
+                    if first.is_none() && tau >= target {
+                        *first = Some(played);
+                    }
                 }
             }
         }
-        now_ms += ROUND_MS;
     }
     let active = bots.iter().filter(|b| b.active);
     let games = (
         active.clone().map(|b| b.matches).min().unwrap_or(0),
         active.map(|b| b.matches).max().unwrap_or(0),
     );
-    let ratings = bots
+    let ratings: Vec<(f64, f64)> = bots
         .iter()
         .enumerate()
         .filter(|(_, b)| b.active)
         .map(|(i, b)| (b.strength, book.get(&i).rating))
         .collect();
+    let glicko = Fidelity::of(&ratings.iter().map(|&(t, r)| (t * scale, r)).collect::<Vec<_>>());
+    let fitted = fit_whole_log(&bots, &log, scale);
+    let tau_sustained = TAU_TARGETS.map(|target| sustained(&series, target));
     Report {
         matchmaker,
         ratings,
         matches: played,
-        tau_reached,
+        tau_first,
+        tau_sustained,
         placements,
+        first_placements,
+        glicko,
+        fitted,
         series,
         games,
         rematch_rate: if played == 0 {
@@ -436,6 +527,46 @@ fn pair_offset(settings: &Settings, a: usize, b: usize) -> f64 {
     let (low, high, sign) = if a < b { (a, b, 1.0) } else { (b, a, -1.0) };
     let key = ((low as u64) << 32) ^ high as u64;
     sign * settings.nontransitive * Stream::new(settings.seed ^ key, 4).normal()
+}
+
+/// Matches until τ reached `target` and stayed at or above it at every
+/// later check of `series`; `None` if the last check is below it.
+pub fn sustained(series: &[Point], target: f64) -> Option<usize> {
+    let last_below = series.iter().rposition(|p| p.tau < target);
+    match last_below {
+        None => series.first().map(|p| p.matches),
+        Some(k) => series.get(k + 1).map(|p| p.matches),
+    }
+}
+
+/// The whole log fitted (Bradley–Terry, the leaderboard's headline
+/// rating, [`crate::stats::bradley_terry`]) and set against the truth over
+/// the active bots.
+fn fit_whole_log(bots: &[Bot], log: &[(usize, usize, Outcome)], scale: f64) -> Fidelity {
+    use crate::stats::bradley_terry::{FitSettings, PairResult, fit};
+    let results: Vec<PairResult> = log
+        .iter()
+        .map(|&(a, b, outcome)| PairResult {
+            a,
+            b,
+            games: 1.0,
+            points_a: match outcome {
+                Outcome::Win => 1.0,
+                Outcome::Draw => 0.5,
+                Outcome::Loss => 0.0,
+            },
+        })
+        .collect();
+    let Ok(fitted) = fit(bots.len(), &results, &FitSettings::default(), None) else {
+        return Fidelity::default();
+    };
+    let pairs: Vec<(f64, f64)> = bots
+        .iter()
+        .zip(&fitted.ratings)
+        .filter(|(b, _)| b.active)
+        .map(|(b, f)| (b.strength * scale, f.rating))
+        .collect();
+    Fidelity::of(&pairs)
 }
 
 /// Kendall's τ-b between `x` and `y` (paired values).
@@ -514,13 +645,23 @@ impl Pool {
 }
 
 /// Counts a newcomer's match towards its placement.
-fn track_placement(bots: &mut [Bot], book: &RatingBook<usize>, scale: f64, me: usize, placements: &mut [Option<u32>]) {
+fn track_placement(
+    bots: &mut [Bot],
+    book: &RatingBook<usize>,
+    scale: f64,
+    me: usize,
+    placements: &mut [Option<u32>],
+    first_placements: &mut [Option<u32>],
+) {
     let Some(slot) = bots[me].newcomer else { return };
     if placements[slot].is_some() {
         return;
     }
     let error = Pool::of(bots, book, scale).error(bots[me].strength * scale, book.get(&me).rating);
     let bot = &mut bots[me];
+    if error.abs() <= PLACEMENT_BAND && first_placements[slot].is_none() {
+        first_placements[slot] = Some(u32::try_from(bot.matches).unwrap_or(u32::MAX));
+    }
     if error.abs() <= PLACEMENT_BAND {
         bot.streak += 1;
         if bot.streak >= PLACEMENT_STREAK {
@@ -532,35 +673,82 @@ fn track_placement(bots: &mut [Bot], book: &RatingBook<usize>, scale: f64, me: u
     }
 }
 
-/// The circle method over the active bots, round after round.
-#[derive(Default)]
+/// The circle method over the active bots, cycle after cycle: each cycle
+/// plays every pair once, its rounds in a random order (a fixed order
+/// would play the same neighbours first every time). When the pool
+/// changes the cycle goes on: the pairs it has played stay played, and the
+/// rest of it is scheduled again over the new pool (new bots' pairs
+/// included), in shuffled rounds.
 struct RoundRobin {
+    /// The rest of this cycle, next pair last.
     schedule: Vec<(usize, usize)>,
-    next: usize,
+    /// Pairs played this cycle (lower index first).
+    played: std::collections::HashSet<(usize, usize)>,
+    shuffle: Stream,
 }
 
 impl RoundRobin {
-    /// Starts over (the pool changed).
-    fn reset(&mut self) {
-        self.schedule.clear();
-        self.next = 0;
+    fn new(shuffle: Stream) -> RoundRobin {
+        RoundRobin {
+            schedule: Vec::new(),
+            played: std::collections::HashSet::new(),
+            shuffle,
+        }
+    }
+
+    /// The pool changed: the rest of the cycle is planned again.
+    fn pool_changed(&mut self, bots: &[Bot]) {
+        self.plan(bots);
+    }
+
+    /// Plans the pairs of the active pool not yet played this cycle, in
+    /// shuffled rounds of the circle method.
+    fn plan(&mut self, bots: &[Bot]) {
+        let mut active: Vec<usize> = (0..bots.len()).filter(|&i| bots[i].active).collect();
+        // Shuffled seats, so that the rounds differ from cycle to cycle.
+        for i in (1..active.len()).rev() {
+            active.swap(i, self.shuffle.below(i + 1));
+        }
+        let all = round_robin(&active);
+        let per_round = (active.len() / 2).max(1);
+        let mut rounds: Vec<Vec<(usize, usize)>> = all.chunks(per_round).map(<[_]>::to_vec).collect();
+        for i in (1..rounds.len()).rev() {
+            rounds.swap(i, self.shuffle.below(i + 1));
+        }
+        self.schedule = rounds
+            .into_iter()
+            .flatten()
+            .filter(|&(a, b)| !self.played.contains(&(a.min(b), a.max(b))))
+            .collect();
+        self.schedule.reverse();
     }
 
     fn next(&mut self, bots: &[Bot], want: usize) -> Vec<(usize, usize)> {
-        if self.schedule.is_empty() {
-            let active: Vec<usize> = (0..bots.len()).filter(|&i| bots[i].active).collect();
-            self.schedule = round_robin(&active);
+        let mut pairs = Vec::with_capacity(want);
+        let mut busy = std::collections::HashSet::new();
+        let mut new_cycle = false;
+        while pairs.len() < want {
+            let Some(pair) = self.schedule.pop() else {
+                if new_cycle {
+                    break;
+                }
+                // A new cycle (or the first).
+                self.played.clear();
+                self.plan(bots);
+                new_cycle = true;
+                continue;
+            };
+            if busy.contains(&pair.0) || busy.contains(&pair.1) {
+                // One of its bots plays already: the next slot starts with it.
+                self.schedule.push(pair);
+                break;
+            }
+            busy.insert(pair.0);
+            busy.insert(pair.1);
+            self.played.insert((pair.0.min(pair.1), pair.0.max(pair.1)));
+            pairs.push(pair);
         }
-        if self.schedule.is_empty() {
-            return Vec::new();
-        }
-        (0..want)
-            .map(|_| {
-                let pair = self.schedule[self.next % self.schedule.len()];
-                self.next += 1;
-                pair
-            })
-            .collect()
+        pairs
     }
 }
 
@@ -629,6 +817,40 @@ fn halite(bots: &[Bot], book: &RatingBook<usize>, want: usize, picks: &mut Strea
     pairs
 }
 
+/// The expected-information matchmaker (see [`Matchmaker::Information`]).
+fn information(bots: &[Bot], book: &RatingBook<usize>, want: usize) -> Vec<(usize, usize)> {
+    let mut taken = vec![false; bots.len()];
+    let mut pairs = Vec::new();
+    let active: Vec<usize> = (0..bots.len()).filter(|&i| bots[i].active).collect();
+    while pairs.len() < want {
+        let Some(&seed) = active
+            .iter()
+            .filter(|&&i| !taken[i])
+            .min_by_key(|&&i| (bots[i].matches, bots[i].last_played_ms.unwrap_or(i64::MIN), i))
+        else {
+            break;
+        };
+        let me = book.get(&seed);
+        let value = |i: usize| {
+            let other = book.get(&i);
+            let p = expected(me.rating - other.rating);
+            let rematch = bots[seed].last_opponent == Some(i) || bots[i].last_opponent == Some(seed);
+            let info = p * (1.0 - p) * (me.deviation.powi(2) + other.deviation.powi(2));
+            if rematch { info * 1e-3 } else { info }
+        };
+        let opponent = active
+            .iter()
+            .copied()
+            .filter(|&i| i != seed && !taken[i] && bots[i].lineage != bots[seed].lineage)
+            .max_by(|&x, &y| value(x).total_cmp(&value(y)).then(y.cmp(&x)));
+        let Some(opponent) = opponent else { break };
+        taken[seed] = true;
+        taken[opponent] = true;
+        pairs.push((seed, opponent));
+    }
+    pairs
+}
+
 /// A summary of several runs of one matchmaker.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
@@ -636,20 +858,34 @@ pub struct Summary {
     pub matchmaker: Matchmaker,
     /// Runs summarised.
     pub runs: usize,
-    /// Median over runs of the matches until τ ≥ 0.9; `None` if half the
-    /// runs or more never got there.
-    pub tau_median: Option<usize>,
-    /// Runs in which τ reached 0.9.
-    pub tau_runs: usize,
-    /// Median over all newcomers of the matches until placed; `None` if
-    /// half of them or more were never placed.
+    /// For each of [`TAU_TARGETS`]: the median over runs of the matches
+    /// until τ held at or above it to the end; `None` if half the runs or
+    /// more never got there.
+    pub tau_sustained: [Option<usize>; 2],
+    /// For each of [`TAU_TARGETS`]: runs in which τ held there.
+    pub tau_runs: [usize; 2],
+    /// For each of [`TAU_TARGETS`]: the median of the matches until τ
+    /// first reached it.
+    pub tau_first: [Option<usize>; 2],
+    /// Median over all newcomers of the matches until placed for good
+    /// (within ±50 for 10 matches in a row); `None` if half of them or
+    /// more were never placed.
     pub placement_median: Option<u32>,
-    /// Newcomers, and how many of them were placed.
+    /// Median over all newcomers of the matches until first within ±50.
+    pub first_placement_median: Option<u32>,
+    /// Newcomers, and how many of them were placed for good.
     pub newcomers: (usize, usize),
-    /// Final RMS error, averaged over runs.
+    /// Final RMS error of Glicko-2 (mean removed), averaged over runs.
     pub final_rms: f64,
+    /// Glicko-2 against the truth at the end, averaged over runs.
+    pub glicko: Fidelity,
+    /// The whole-log fit against the truth at the end, averaged over runs.
+    pub fitted: Fidelity,
     /// Fewest and most matches of a bot, averaged over runs.
     pub games: (f64, f64),
+    /// The most matches of a bot over the average matches of a bot active
+    /// at the end, at worst over the runs.
+    pub most_over_average: f64,
     /// Rematch share, averaged over runs.
     pub rematch_rate: f64,
 }
@@ -666,28 +902,131 @@ fn median<T: Copy + Ord>(values: &[Option<T>]) -> Option<T> {
     sorted.get(sorted.len().checked_sub(1)? / 2).copied().flatten()
 }
 
+fn mean_fidelity(all: impl Iterator<Item = Fidelity>) -> Fidelity {
+    let (mut sum, mut n) = (Fidelity::default(), 0.0);
+    for f in all {
+        sum.scale += f.scale;
+        sum.rms += f.rms;
+        sum.rms_raw += f.rms_raw;
+        n += 1.0;
+    }
+    if n > 0.0 {
+        sum.scale /= n;
+        sum.rms /= n;
+        sum.rms_raw /= n;
+    }
+    sum
+}
+
 /// Summarises `reports` (all of one matchmaker).
 pub fn summarise(reports: &[Report]) -> Option<Summary> {
     let first = reports.first()?;
     let n = reports.len() as f64;
-    let taus: Vec<Option<usize>> = reports.iter().map(|r| r.tau_reached).collect();
+    let sustained = |k: usize| -> Vec<Option<usize>> { reports.iter().map(|r| r.tau_sustained[k]).collect() };
+    let firsts = |k: usize| -> Vec<Option<usize>> { reports.iter().map(|r| r.tau_first[k]).collect() };
     let placements: Vec<Option<u32>> = reports.iter().flat_map(|r| r.placements.iter().copied()).collect();
+    let first_placements: Vec<Option<u32>> = reports
+        .iter()
+        .flat_map(|r| r.first_placements.iter().copied())
+        .collect();
     Some(Summary {
         matchmaker: first.matchmaker,
         runs: reports.len(),
-        tau_median: median(&taus),
-        tau_runs: taus.iter().flatten().count(),
+        tau_sustained: [median(&sustained(0)), median(&sustained(1))],
+        tau_runs: [
+            sustained(0).iter().flatten().count(),
+            sustained(1).iter().flatten().count(),
+        ],
+        tau_first: [median(&firsts(0)), median(&firsts(1))],
         placement_median: median(&placements),
+        first_placement_median: median(&first_placements),
         newcomers: (placements.len(), placements.iter().flatten().count()),
         final_rms: reports
             .iter()
             .map(|r| r.series.last().map_or(0.0, |p| p.rms))
             .sum::<f64>()
             / n,
+        glicko: mean_fidelity(reports.iter().map(|r| r.glicko)),
+        fitted: mean_fidelity(reports.iter().map(|r| r.fitted)),
         games: (
             reports.iter().map(|r| r.games.0 as f64).sum::<f64>() / n,
             reports.iter().map(|r| r.games.1 as f64).sum::<f64>() / n,
         ),
+        most_over_average: reports
+            .iter()
+            .map(|r| {
+                let average = 2.0 * r.matches as f64 / r.ratings.len().max(1) as f64;
+                r.games.1 as f64 / average.max(1.0)
+            })
+            .fold(0.0, f64::max),
         rematch_rate: reports.iter().map(|r| r.rematch_rate).sum::<f64>() / n,
     })
+}
+
+/// Two matchmakers compared run by run over the same seeds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Paired {
+    /// Seeds on which the first needed fewer matches (a run that never got
+    /// there counts as needing more than any that did).
+    pub faster: usize,
+    /// Seeds on which it needed more.
+    pub slower: usize,
+    /// Seeds on which both needed as many (or neither got there).
+    pub ties: usize,
+    /// The two-sided sign test's p-value of faster against slower.
+    pub p: f64,
+    /// Total matches of the first over total matches of the second, over
+    /// the seeds where both got there (below 1: the first is faster).
+    pub ratio: Option<f64>,
+}
+
+/// Compares `first` with `second`, run `i` with run `i` (the same seed),
+/// on the matches until τ held at [`TAU_TARGETS`]`[target]`.
+pub fn paired(first: &[Report], second: &[Report], target: usize) -> Paired {
+    let (mut faster, mut slower, mut ties) = (0, 0, 0);
+    let (mut sum_first, mut sum_second) = (0usize, 0usize);
+    for (a, b) in first.iter().zip(second) {
+        let (x, y) = (a.tau_sustained[target], b.tau_sustained[target]);
+        match (x, y) {
+            (Some(x), Some(y)) => {
+                sum_first += x;
+                sum_second += y;
+                match x.cmp(&y) {
+                    std::cmp::Ordering::Less => faster += 1,
+                    std::cmp::Ordering::Greater => slower += 1,
+                    std::cmp::Ordering::Equal => ties += 1,
+                }
+            }
+            (Some(_), None) => faster += 1,
+            (None, Some(_)) => slower += 1,
+            (None, None) => ties += 1,
+        }
+    }
+    Paired {
+        faster,
+        slower,
+        ties,
+        p: sign_test(faster, slower),
+        ratio: (sum_second > 0).then(|| sum_first as f64 / sum_second as f64),
+    }
+}
+
+/// The two-sided exact sign test: the probability, with each of
+/// `faster + slower` untied pairs going either way at even odds, of a split
+/// at least as lopsided as this one. 1 with no untied pair.
+pub fn sign_test(faster: usize, slower: usize) -> f64 {
+    let n = faster + slower;
+    let fewer = faster.min(slower);
+    // P(X ≤ fewer) for X ~ Binomial(n, ½), summed in logs to stay exact
+    // enough for thousands of runs.
+    let ln_half_n = n as f64 * 0.5f64.ln();
+    let mut ln_choose = 0.0f64;
+    let mut tail = 0.0;
+    for i in 0..=fewer {
+        if i > 0 {
+            ln_choose += ((n - i + 1) as f64).ln() - (i as f64).ln();
+        }
+        tail += (ln_choose + ln_half_n).exp();
+    }
+    (2.0 * tail).min(1.0)
 }

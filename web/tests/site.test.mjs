@@ -223,6 +223,17 @@ test('the leaderboard shows the bot and refreshes without a reload', async () =>
   const row = page.locator('#leaderboard tbody tr', { hasText: botName });
   await row.waitFor();
   assert.match(await row.innerText(), /±/);
+  // The headline is the rating fitted to the whole log, with its interval,
+  // the API's `fitted`; Glicko-2 (G) beside it. Matches go on meanwhile, so
+  // the page and the API may be a match apart: within the interval.
+  const headline = row.locator('.fitted');
+  assert.match(await headline.innerText(), /^\d+ ± \d+$/);
+  const shown = Number(await headline.getAttribute('data-fitted'));
+  const { entries } = await api('/api/ladders/othello:std/leaderboard');
+  const entry = entries.find((e) => e.bot === botName);
+  assert.ok(entry && typeof entry.fitted === 'number' && entry.fitted_interval > 0, JSON.stringify(entry));
+  assert.ok(Math.abs(shown - entry.fitted) <= entry.fitted_interval, `page ${shown}, API ${entry.fitted} ± ${entry.fitted_interval}`);
+  assert.match(await row.locator('.glicko').innerText(), /^G \d+ ± \d+/);
   await page.locator('#leaderboard[data-refreshes]').waitFor({ timeout: 30_000 });
   await screenshot(page, 'ladder');
 });

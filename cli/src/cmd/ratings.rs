@@ -2,6 +2,7 @@
 
 use anyhow::bail;
 use arbiter_ladder::db::{Db, NotReady, is_unavailable};
+use arbiter_ladder::ratings::fitted::compare_all;
 use arbiter_ladder::ratings::{RatingSystem, Recomputation, recompute_all};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,7 +17,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 pub enum Command {
     /// Rebuilds every rating from the log of rated matches and reports any
     /// difference from what is stored (there should be none), with how many
-    /// matches, versions and ladders it compared. Only reads: the database
+    /// matches, versions and ladders it compared; then fits each ladder's
+    /// whole log again (the leaderboard's headline rating) and sets it beside
+    /// the Glicko-2 ratings: slope, RMS difference, Kendall τ. Only reads: the database
     /// is opened read-only and never created or migrated. Exits with 1 when
     /// there is a difference, 2 when there is nothing to compare (no
     /// database, no schema, no rated match) or the database cannot be
@@ -36,7 +39,8 @@ pub enum Command {
 }
 
 /// Runs `arbiter ratings`: success when the ratings match the log, 1 when
-/// they differ, an error (exit 2) when there is nothing to compare.
+/// they differ (or a whole-log fit does not converge), an error (exit 2)
+/// when there is nothing to compare.
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     let Command::Recompute {
         data,
@@ -64,8 +68,24 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         if report.matches == 0 {
             bail!("no rated match in {at}: nothing to compare");
         }
-        anyhow::Ok(report)
+        let fits = compare_all(&db).await?;
+        anyhow::Ok((report, fits))
     })?;
+    let (report, fits) = report;
+    let mut unconverged = false;
+    for fit in &fits {
+        println!(
+            "whole-log fit of {}: {} rated match(es), {} version(s), {}; Glicko-2 against it: slope {:.3}, RMS difference {:.1}, Kendall τ {:.3}",
+            fit.ladder,
+            fit.matches,
+            fit.versions,
+            if fit.converged { "converged" } else { "NOT converged" },
+            fit.glicko_slope,
+            fit.rms_difference,
+            fit.tau
+        );
+        unconverged |= !fit.converged;
+    }
     let Recomputation {
         matches,
         versions,
@@ -78,7 +98,11 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     );
     if differences.is_empty() {
         println!("ratings recomputed from the match log: {compared}: no difference");
-        return Ok(ExitCode::SUCCESS);
+        return Ok(if unconverged {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
     }
     println!(
         "ratings recomputed from the match log: {compared}: {} differ:",

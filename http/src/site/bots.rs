@@ -6,10 +6,12 @@ use super::{Nav, SiteError, SiteResult, Viewer, match_rows, render};
 use crate::server::AppState;
 use arbiter_ladder::bots::{self, VersionWithRatings};
 use arbiter_ladder::model::{MatchStatus, UserId, VersionStatus};
+use arbiter_ladder::ratings::fitted::{LadderFit, ladder_fit};
 use arbiter_ladder::ratings::{RatingSystem, matches_to_establish};
 use askama::Template;
 use axum::extract::{Path, State};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// Below this many matches a head-to-head record is marked as not yet
 /// conclusive (ladder.md: 20 paired games detect only large differences).
@@ -18,6 +20,12 @@ pub const CONCLUSIVE_MATCHES: i64 = 20;
 /// A version's rating on one ladder.
 struct VersionRating {
     ladder: String,
+    /// The whole-log fit ± its 95% interval, the headline (empty before a
+    /// rated match).
+    fitted: String,
+    /// The fit's exact value (empty with it), for scripts and tests.
+    fitted_value: String,
+    /// The Glicko-2 rating ± 2·RD.
     text: String,
     provisional: bool,
     /// Matches until it is no longer provisional (about).
@@ -42,14 +50,19 @@ struct VersionView {
 impl VersionView {
     /// Shows `version`; its log only when it was read for the owner and is
     /// not empty.
-    fn new(with: VersionWithRatings, system: RatingSystem) -> VersionView {
+    fn new(with: VersionWithRatings, system: RatingSystem, fits: &HashMap<String, Arc<LadderFit>>) -> VersionView {
         let version = with.version;
         let ratings = with
             .ratings
             .iter()
             .map(|r| {
                 let rating = r.glicko();
+                let fitted = fits.get(&r.ladder).and_then(|fit| fit.get(version.id));
                 VersionRating {
+                    fitted: fitted
+                        .map(|f| format!("{:.0} ± {:.0}", f.rating, f.interval))
+                        .unwrap_or_default(),
+                    fitted_value: fitted.map(|f| f.rating.to_string()).unwrap_or_default(),
                     ladder: r.ladder.clone(),
                     text: view::rating_text(rating.rating, rating.deviation),
                     provisional: rating.provisional(),
@@ -117,10 +130,19 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
     let mine = viewer.user_id() == Some(bot.owner_id.0);
     let owner = bot.owner_id;
     let viewer_id = viewer.user_id().map(UserId);
-    let versions = bots::versions_with_ratings(&state.core.db, bot.id, owner, viewer_id)
-        .await?
+    let versions = bots::versions_with_ratings(&state.core.db, bot.id, owner, viewer_id).await?;
+    let mut fits: HashMap<String, Arc<LadderFit>> = HashMap::new();
+    let ladders: std::collections::BTreeSet<String> = versions
+        .iter()
+        .flat_map(|v| v.ratings.iter().map(|r| r.ladder.clone()))
+        .collect();
+    for ladder in ladders {
+        let fit = ladder_fit(&state.core.db, &ladder).await?;
+        fits.insert(ladder, fit);
+    }
+    let versions = versions
         .into_iter()
-        .map(|v| VersionView::new(v, state.core.rating))
+        .map(|v| VersionView::new(v, state.core.rating, &fits))
         .collect();
 
     // The newest matches of any of the bot's versions, oldest first; only

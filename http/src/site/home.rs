@@ -62,6 +62,12 @@ pub struct BoardRow {
     low: String,
     high: String,
     provisional: bool,
+    /// The whole-log fit, the headline: `1523` and `± 41`; empty before a
+    /// rated match.
+    fitted: String,
+    fitted_plus_minus: String,
+    /// Its exact value, for scripts and tests (empty before a rated match).
+    fitted_value: String,
     wins: i64,
     draws: i64,
     losses: i64,
@@ -101,6 +107,9 @@ impl BoardRow {
             low: view::whole(row.low),
             high: view::whole(row.high),
             provisional: row.provisional,
+            fitted: row.fitted.map(view::whole).unwrap_or_default(),
+            fitted_plus_minus: row.fitted_interval.map(|i| format!("± {i:.0}")).unwrap_or_default(),
+            fitted_value: row.fitted.map(|f| f.to_string()).unwrap_or_default(),
             wins: row.wins,
             draws: row.draws,
             losses: row.losses,

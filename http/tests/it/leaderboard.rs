@@ -142,3 +142,107 @@ async fn the_leaderboard_sorts_by_conservative_rating_or_by_rating() {
         "established: no such note: {line}"
     );
 }
+
+/// The leaderboard's headline is the rating fitted to the ladder's whole
+/// rated log (Bradley–Terry, draws as half points, one virtual draw per
+/// version spread over its opponents, mean 1500), with its interval, in
+/// the API and on the ladder and bot pages; it follows the log when a
+/// match is added; versions without a rated match have none.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_leaderboard_shows_the_whole_log_fit() {
+    let server = TestServer::start().await;
+    let db = server.db().await;
+    let version = |bot: &'static str| {
+        let pool = db.pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(
+                "SELECT v.id FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1 ORDER BY v.id LIMIT 1",
+            )
+            .bind(bot)
+            .fetch_one(&pool)
+            .await
+            .expect("a house version")
+        }
+    };
+    let (strong, random) = (version("othello-ab-strong").await, version("othello-random").await);
+    let before: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM matches WHERE rated = 1")
+        .fetch_one(&db.pool)
+        .await
+        .expect("a count");
+    assert_eq!(before, 0, "a fresh ladder: the test's matches are the whole log");
+    let add = |seq: i64, a: i64, b: i64, winner: Option<i64>| {
+        let pool = db.pool.clone();
+        async move {
+            sqlx::query(
+                "INSERT INTO matches (ladder, a_version, b_version, seed, kind, status, created_ms, winner, rated, rated_seq) \
+                 VALUES ('othello:std', $1, $2, 1, 'ranked', 'finished', 0, $3, 1, $4)",
+            )
+            .bind(a)
+            .bind(b)
+            .bind(winner)
+            .bind(seq)
+            .execute(&pool)
+            .await
+            .expect("a rated match");
+        }
+    };
+    // strong 3, random 1 (sides mixed): with one virtual draw (each has only
+    // the other as opponent), 3.5 of 5: 400·log10(3.5 / 1.5) ≈ 147.2 apart,
+    // around 1500.
+    add(1, strong, random, Some(0)).await;
+    add(2, random, strong, Some(1)).await;
+    add(3, strong, random, Some(1)).await;
+    add(4, random, strong, Some(1)).await;
+    let gap = 400.0 * (3.5f64 / 1.5).log10();
+    let client = server.client();
+    let entry = |body: &serde_json::Value, bot: &str| -> serde_json::Value {
+        body["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .find(|e| e["bot"] == bot)
+            .cloned()
+            .unwrap_or_else(|| panic!("{bot} listed: {body}"))
+    };
+    let (status, body) = client.get("/api/ladders/othello:std/leaderboard").await;
+    assert_eq!(status.as_u16(), 200, "{body}");
+    let fitted = |e: &serde_json::Value| e["fitted"].as_f64().unwrap_or_else(|| panic!("fitted: {e}"));
+    let (s, r) = (entry(&body, "othello-ab-strong"), entry(&body, "othello-random"));
+    assert!((fitted(&s) - (1500.0 + gap / 2.0)).abs() < 0.01, "{s}");
+    assert!((fitted(&r) - (1500.0 - gap / 2.0)).abs() < 0.01, "{r}");
+    // Fisher information of 5 games at p = 0.7: 1.05; ±1.96/√1.05 nats.
+    let interval = 1.959_964 * 400.0 / std::f64::consts::LN_10 / 1.05f64.sqrt();
+    assert!(
+        (s["fitted_interval"].as_f64().expect("an interval") - interval).abs() < 0.1,
+        "{s} vs ±{interval:.1}"
+    );
+    let unplayed = entry(&body, "othello-greedy");
+    assert!(
+        unplayed["fitted"].is_null() && unplayed["fitted_interval"].is_null(),
+        "{unplayed}"
+    );
+
+    let page = |path: &'static str| {
+        let client = client.clone();
+        async move {
+            let response = client.raw(Method::GET, path).send().await.expect("a page");
+            assert_eq!(response.status().as_u16(), 200, "{path}");
+            response.text().await.expect("HTML")
+        }
+    };
+    let headline = format!("{:.0} <span class=\"muted\">± {interval:.0}</span>", 1500.0 + gap / 2.0);
+    let html = page("/ladders/othello:std").await;
+    assert!(html.contains(&headline), "{headline} in {html}");
+    let html = page("/bots/othello-ab-strong").await;
+    assert!(
+        html.contains(&format!(">{:.0} ± {interval:.0}</strong>", 1500.0 + gap / 2.0)),
+        "{html}"
+    );
+
+    // One more result: the fit follows (2 wins of 5 for random now, 2.5 of 6).
+    add(5, random, strong, Some(0)).await;
+    let (_, body) = client.get("/api/ladders/othello:std/leaderboard").await;
+    let gap = 400.0 * (3.5f64 / 2.5).log10();
+    let s = entry(&body, "othello-ab-strong");
+    assert!((fitted(&s) - (1500.0 + gap / 2.0)).abs() < 0.01, "{s}");
+}
