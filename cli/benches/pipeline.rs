@@ -42,11 +42,7 @@ use std::time::{Duration, Instant};
 
 use arbiter_games::Variant;
 use arbiter_games::othello::Mode;
-use arbiter_ladder::blobs::Blobs;
 use arbiter_ladder::core::Core;
-use arbiter_ladder::db::Db;
-use arbiter_ladder::events::Events;
-use arbiter_ladder::metrics::Metrics;
 use arbiter_ladder::model::{LadderId, MatchKind};
 use arbiter_ladder::queue::{self, NewMatch};
 use arbiter_ladder::ratings::RatingSystem;
@@ -200,7 +196,7 @@ fn setting(name: &str, default: usize) -> usize {
 /// A sandbox whose compiler child is the `arbiter` binary.
 fn sandbox(cache_dir: Option<&Path>) -> Sandbox {
     Sandbox::new(SandboxConfig {
-        compiler: CompilerCommand::new(ARBITER, [arbiter_ladder::sandbox::COMPILE_SUBCOMMAND]),
+        compiler: CompilerCommand::new(ARBITER, [arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND]),
         cache_dir: cache_dir.map(Path::to_path_buf),
         ..SandboxConfig::default()
     })
@@ -213,20 +209,18 @@ fn house_bot(sandbox: &Sandbox, name: &str) -> WasmBot {
     WasmBot::new(sandbox.clone(), module, format!("house:{name}"))
 }
 
-/// A core like `Core::open` makes, but compiling with the `arbiter` binary
-/// (this bench binary cannot), with the house bots seeded.
+/// The core `arbiter serve` opens on `dir`, compiling with the `arbiter`
+/// binary, with the house bots seeded.
 async fn open_core(dir: &Path) -> Core {
-    let sandbox = sandbox(Some(&dir.join("compiled")));
-    let core = Core {
-        db: Db::open_sqlite(&dir.join("arbiter.db"))
-            .await
-            .expect("the database opens"),
-        blobs: Blobs::open(&dir.join("blobs")).expect("the blob folder"),
-        metrics: Metrics::new(&sandbox),
-        sandbox,
-        events: Events::default(),
-        rating: RatingSystem::Glicko2,
-    };
+    let core = Core::open(
+        dir,
+        None,
+        None,
+        RatingSystem::Glicko2,
+        CompilerCommand::embedded_in(ARBITER),
+    )
+    .await
+    .expect("the core opens");
     arbiter_ladder::house::seed(&core)
         .await
         .expect("the house bots are seeded");

@@ -6,8 +6,7 @@
 mod backtraces;
 mod bots;
 mod cmd;
-
-use arbiter_ladder::sandbox;
+mod sandbox;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -60,7 +59,7 @@ enum Command {
         once: bool,
     },
     /// Compiles one module for the sandbox (run by the sandbox itself).
-    #[command(name = sandbox::COMPILE_SUBCOMMAND, hide = true)]
+    #[command(name = arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND, hide = true)]
     CompileModule,
 }
 
@@ -81,7 +80,7 @@ fn house_bot(name: &str, once: bool) -> anyhow::Result<()> {
 fn main() -> ExitCode {
     if std::env::args_os()
         .nth(1)
-        .is_some_and(|arg| arg == sandbox::COMPILE_SUBCOMMAND)
+        .is_some_and(|arg| arg == arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND)
     {
         return arbiter_sandbox::compiler_child_main();
     }

@@ -72,7 +72,7 @@ fn config() -> SandboxConfig {
     SandboxConfig {
         compiler: CompilerCommand::new(
             env!("CARGO_BIN_EXE_arbiter"),
-            [arbiter_ladder::sandbox::COMPILE_SUBCOMMAND],
+            [arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND],
         ),
         cache_dir: Some(cache_dir().to_path_buf()),
         instance_slots: 24,
@@ -216,7 +216,7 @@ fn while_busy_with_matches<T>(threads: usize, f: impl FnOnce() -> T) -> (T, u64)
 fn ring(variant: Variant) -> Vec<[&'static str; 2]> {
     let bots: Vec<&'static str> = arbiter_house::ALL
         .iter()
-        .filter(|bot| bot.plays(variant.game(), variant.mode()))
+        .filter(|bot| bot.plays(variant))
         .map(|bot| bot.name)
         .collect();
     assert!(bots.len() >= 2, "{variant}: at least two house bots play it");
@@ -300,7 +300,7 @@ fn every_house_bot_is_covered_in_every_mode_it_plays() {
         let variant: Variant = variant.parse().expect("a variant");
         let pairs = ring(variant);
         for bot in arbiter_house::ALL {
-            let plays = bot.plays(variant.game(), variant.mode());
+            let plays = bot.plays(variant);
             let as_first = pairs.iter().any(|p| p[0] == bot.name);
             let as_second = pairs.iter().any(|p| p[1] == bot.name);
             assert_eq!((as_first, as_second), (plays, plays), "{} in {variant}", bot.name);

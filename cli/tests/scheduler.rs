@@ -200,7 +200,7 @@ fn the_same_candidates_give_the_same_pairs() {
 /// A database of its own: SQLite in a temporary folder, or a fresh
 /// database on the `TEST_PG_URL` server (dropped afterwards).
 struct TestDb {
-    dir: tempfile::TempDir,
+    _dir: tempfile::TempDir,
     core: arbiter_ladder::core::Core,
     pg: Option<PgDatabase>,
 }
@@ -218,11 +218,12 @@ impl TestDb {
             pg.as_ref().map(|pg| pg.url.as_str()),
             None,
             arbiter_ladder::ratings::RatingSystem::Glicko2,
+            arbiter_sandbox::CompilerCommand::embedded_in(env!("CARGO_BIN_EXE_arbiter")),
         )
         .await
         .expect("core");
         arbiter_ladder::house::seed(&core).await.expect("seed");
-        TestDb { dir, core, pg }
+        TestDb { _dir: dir, core, pg }
     }
 
     async fn close(self) {
@@ -358,19 +359,8 @@ fn a_scheduling_pass_fills_each_ladder_with_eligible_pairs_on_postgres() {
 #[test]
 fn the_scheduler_keeps_a_ladder_playing() {
     use arbiter_ladder::worker::{self, WorkerConfig};
-    use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
     runtime().block_on(async {
-        let mut test = TestDb::open(false).await;
-        // This test binary cannot compile modules: the arbiter binary can.
-        test.core.sandbox = Sandbox::new(SandboxConfig {
-            compiler: CompilerCommand::new(
-                env!("CARGO_BIN_EXE_arbiter"),
-                [arbiter_ladder::sandbox::COMPILE_SUBCOMMAND],
-            ),
-            cache_dir: Some(test.dir.path().join("compiled")),
-            ..SandboxConfig::default()
-        })
-        .expect("sandbox");
+        let test = TestDb::open(false).await;
         let db = test.core.db.clone();
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         let config = SchedulerConfig {

@@ -43,7 +43,7 @@ fn sandbox() -> &'static Sandbox {
         Sandbox::new(SandboxConfig {
             compiler: CompilerCommand::new(
                 env!("CARGO_BIN_EXE_arbiter"),
-                [arbiter_ladder::sandbox::COMPILE_SUBCOMMAND],
+                [arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND],
             ),
             cache_dir: Some(cache),
             instance_slots: 16,
@@ -303,7 +303,7 @@ fn slow_and_silent_bots_lose_only_their_own_ticks() {
 fn house_skirmish_matches_verify_and_do_not_depend_on_load() {
     let names: Vec<&str> = arbiter_house::ALL
         .iter()
-        .filter(|bot| bot.plays("skirmish", "standard"))
+        .filter(|bot| bot.plays(Variant::Skirmish))
         .map(|bot| bot.name)
         .collect();
     assert!(names.len() >= 3, "{names:?}");

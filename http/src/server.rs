@@ -6,6 +6,7 @@ use arbiter_games::{Budget, Variant};
 use arbiter_ladder::core::Core;
 use arbiter_ladder::db::DbOptions;
 use arbiter_ladder::ratings::RatingSystem;
+use arbiter_sandbox::CompilerCommand;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -49,6 +50,11 @@ pub struct ServerConfig {
     /// How workers, the scheduler and the checker wait for the database
     /// (default [`DbOptions::BACKGROUND`]).
     pub background_db: DbOptions,
+    /// How the sandbox starts its compiler child (the `arbiter` binary
+    /// passes itself with a hidden subcommand). Default
+    /// [`CompilerCommand::sibling`]: `arbiter-compile` beside this
+    /// executable.
+    pub compiler: CompilerCommand,
 }
 
 impl Default for ServerConfig {
@@ -67,6 +73,7 @@ impl Default for ServerConfig {
             grace: Duration::from_secs(5),
             web_db: DbOptions::WEB,
             background_db: DbOptions::BACKGROUND,
+            compiler: CompilerCommand::sibling(),
         }
     }
 }
@@ -97,6 +104,7 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
         config.blobs.as_deref(),
         config.rating,
         config.background_db,
+        config.compiler.clone(),
     );
     let core = tokio::select! {
         core = opened => core?,

@@ -22,9 +22,15 @@ use std::sync::Arc;
 use tower::ServiceExt;
 
 async fn core(dir: &tempfile::TempDir) -> Core {
-    Core::open(&dir.path().join("data"), None, None, RatingSystem::Glicko2)
-        .await
-        .expect("a core")
+    Core::open(
+        &dir.path().join("data"),
+        None,
+        None,
+        RatingSystem::Glicko2,
+        arbiter_sandbox::CompilerCommand::sibling(),
+    )
+    .await
+    .expect("a core")
 }
 
 fn app(core: Core) -> axum::Router {

@@ -7,7 +7,7 @@ use crate::events::Events;
 use crate::metrics::Metrics;
 use crate::ratings::RatingSystem;
 use anyhow::Context;
-use arbiter_sandbox::{Sandbox, SandboxConfig};
+use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
 
 /// What the ladder's background parts and the web server share.
 #[derive(Clone, Debug)]
@@ -37,14 +37,18 @@ impl Core {
 
     /// Opens the data directory (`arbiter.db`, `blobs/`, `compiled/`), or
     /// the database at `database_url` and the blob store at `blobs` (a folder
-    /// or `s3://BUCKET[/PREFIX]`, see [`Blobs::at`]) instead of theirs.
+    /// or `s3://BUCKET[/PREFIX]`, see [`Blobs::at`]) instead of theirs. The
+    /// sandbox compiles untrusted modules in child processes started with
+    /// `compiler`, which the caller provides (the `arbiter` binary names
+    /// itself with a hidden subcommand; the core knows no binary).
     pub async fn open(
         data_dir: &std::path::Path,
         database_url: Option<&str>,
         blobs: Option<&str>,
         rating: RatingSystem,
+        compiler: CompilerCommand,
     ) -> anyhow::Result<Core> {
-        Core::open_with(data_dir, database_url, blobs, rating, DbOptions::default()).await
+        Core::open_with(data_dir, database_url, blobs, rating, DbOptions::default(), compiler).await
     }
 
     /// [`Core::open`] with the database waited for as `db_options` say.
@@ -54,6 +58,7 @@ impl Core {
         blobs: Option<&str>,
         rating: RatingSystem,
         db_options: DbOptions,
+        compiler: CompilerCommand,
     ) -> anyhow::Result<Core> {
         std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
         let db = Db::open_with(data_dir, database_url, db_options)
@@ -68,7 +73,8 @@ impl Core {
         };
         let sandbox_config = SandboxConfig {
             cache_dir: Some(data_dir.join("compiled")),
-            ..crate::sandbox::config()?
+            compiler,
+            ..SandboxConfig::default()
         };
         let sandbox = Sandbox::new(sandbox_config).context("cannot start the WebAssembly sandbox")?;
         Ok(Core {

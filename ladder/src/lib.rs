@@ -42,7 +42,6 @@ pub mod model;
 pub mod queue;
 pub mod ratings;
 pub mod replays;
-pub mod sandbox;
 pub mod scheduler;
 pub mod seed;
 pub mod simulate;

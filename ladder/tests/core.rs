@@ -55,16 +55,16 @@
 //!
 //! # The compiler child
 //!
-//! `Core::open` builds its sandbox from `arbiter_ladder::sandbox::config()`,
-//! whose compiler child is *the current executable* run with the hidden
-//! argument `arbiter_ladder::sandbox::COMPILE_SUBCOMMAND`. This test is
-//! therefore `harness = false`: its `main` answers that argument itself by
-//! calling `arbiter_sandbox::compiler_child_main()` (before anything else
-//! runs, so the child's resource limits apply to a bare process), and
-//! otherwise runs the tests with the small runner in `support`. That keeps
-//! `Core::open` itself under test, needs no other binary to be built first
-//! (the sandbox's `arbiter-compile` is not built for `-p arbiter-ladder`),
-//! and no environment variable has to reach the child.
+//! `Core::open` takes the command that starts the sandbox's compiler child
+//! from its caller (`arbiter` passes itself with the hidden argument
+//! `arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND`). Here it is *this test
+//! executable* with that argument, so this test is `harness = false`: its
+//! `main` answers the argument itself by calling
+//! `arbiter_sandbox::compiler_child_main()` (before anything else runs, so
+//! the child's resource limits apply to a bare process), and otherwise runs
+//! the tests with the small runner in `support`. That keeps `Core::open`
+//! itself under test and needs no other binary to be built first (the
+//! sandbox's `arbiter-compile` is not built for `-p arbiter-ladder`).
 //!
 //! The tests run one at a time (they are CPU-bound on small machines).
 //! PostgreSQL variants run when `TEST_PG_URL` is set (CI sets it), and are
@@ -90,7 +90,7 @@ use support::{Ladder, MatchRow, PASSWORD, TTT, Test, credentials, house_wasm};
 use tokio::sync::watch;
 
 fn main() -> ExitCode {
-    if std::env::args().nth(1).as_deref() == Some(arbiter_ladder::sandbox::COMPILE_SUBCOMMAND) {
+    if std::env::args().nth(1).as_deref() == Some(arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND) {
         return arbiter_sandbox::compiler_child_main();
     }
     support::run_tests(TESTS)

@@ -175,6 +175,11 @@ impl Default for SandboxConfig {
     }
 }
 
+/// The hidden subcommand under which a bigger binary (the `arbiter` command
+/// line) runs [`compiler_child_main`](crate::compiler_child_main) as its
+/// first argument; see [`CompilerCommand::embedded_in`].
+pub const EMBEDDED_COMPILER_SUBCOMMAND: &str = "__compile-module";
+
 /// The command that runs [`compiler_child_main`](crate::compiler_child_main)
 /// in a child process.
 ///
@@ -208,6 +213,13 @@ impl CompilerCommand {
             program,
             args: Vec::new(),
         }
+    }
+
+    /// `program` run with [`EMBEDDED_COMPILER_SUBCOMMAND`]: a binary that
+    /// answers that first argument with
+    /// [`compiler_child_main`](crate::compiler_child_main).
+    pub fn embedded_in(program: impl Into<PathBuf>) -> Self {
+        CompilerCommand::new(program, [EMBEDDED_COMPILER_SUBCOMMAND])
     }
 
     /// A command running `program` with `args`.

@@ -84,7 +84,7 @@ use wasmtime::{Engine, InstanceAllocationStrategy, InstancePre, Linker, PoolingA
 
 pub use check::ModuleInfo;
 pub use compile::compiler_child_main;
-pub use config::{CompilerCommand, DEFAULT_FUEL_PER_MS, SandboxConfig};
+pub use config::{CompilerCommand, DEFAULT_FUEL_PER_MS, EMBEDDED_COMPILER_SUBCOMMAND, SandboxConfig};
 pub use error::{BadReplyReason, CrashReason, FaultKind, ModuleError, SandboxError, TrapKind, TurnFault};
 pub use instance::{BotInstance, TurnReply};
 pub use layout::{StackLayout, stack_layout};

@@ -22,6 +22,7 @@ const PAGES = [
   '/matches/{finished tictactoe}',
   '/matches/{finished skirmish:standard}',
   '/guide',
+  '/api/reference',
   '/signup',
   '/signin',
   '/upload',

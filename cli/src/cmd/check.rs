@@ -30,7 +30,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let wasm = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
     let name = args.file.file_stem().and_then(|s| s.to_str()).unwrap_or("bot");
-    let sandbox = arbiter_ladder::sandbox::new()?;
+    let sandbox = crate::sandbox::new()?;
     let ladder = arbiter_ladder::ladders::TimeControl::default_for(args.game).budget();
     let checked = arbiter_ladder::check::check(&sandbox, &wasm, name, args.game, ladder)?;
     print!("{}", checked.report());

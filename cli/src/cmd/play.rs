@@ -1,10 +1,10 @@
 //! `arbiter play`: run matches between two bots on this machine.
 
 use crate::bots;
+use crate::sandbox::LazySandbox;
 use anyhow::Context;
 use arbiter_games::othello::Mode;
 use arbiter_games::{Budget, Variant};
-use arbiter_ladder::sandbox::LazySandbox;
 use arbiter_ladder::stats::sprt::{Hypothesis, Pentanomial, Sprt};
 use arbiter_ladder::stats::{Record, format_elo};
 use arbiter_referee::{Entrant, MatchSettings, PlayedMatch, play_match};

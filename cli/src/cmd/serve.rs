@@ -89,6 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         grace: super::shutdown::grace(args.grace)?,
         web_db: super::db_options("--web-db-timeout", args.web_db_timeout)?,
         background_db: super::db_options("--db-timeout", args.db_timeout)?,
+        compiler: crate::sandbox::compiler()?,
     };
     super::runtime()?.block_on(serve(config, super::shutdown::first_signal()))
 }

@@ -1,8 +1,8 @@
 //! `arbiter verify`: re-run a replay and check it move for move.
 
 use crate::bots;
+use crate::sandbox::LazySandbox;
 use anyhow::Context;
-use arbiter_ladder::sandbox::LazySandbox;
 use arbiter_referee::Replay;
 use arbiter_referee::verify::{settings_of, verify};
 use std::path::PathBuf;

@@ -69,6 +69,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 args.blobs.as_deref(),
                 args.rating,
                 db_options,
+                crate::sandbox::compiler()?,
             ) => core?,
             () = &mut signal => {
                 tracing::info!("stopped before starting");

@@ -16,9 +16,15 @@ use tower::ServiceExt;
 
 /// The whole application on a fresh SQLite database in `dir`.
 async fn app(dir: &tempfile::TempDir) -> axum::Router {
-    let core = Core::open(&dir.path().join("data"), None, None, RatingSystem::Glicko2)
-        .await
-        .expect("a core");
+    let core = Core::open(
+        &dir.path().join("data"),
+        None,
+        None,
+        RatingSystem::Glicko2,
+        arbiter_sandbox::CompilerCommand::sibling(),
+    )
+    .await
+    .expect("a core");
     let state = AppState {
         core,
         config: Arc::new(ServerConfig::default()),

@@ -33,9 +33,15 @@ impl TestServer {
     /// default configuration.
     pub async fn start() -> TestServer {
         let dir = tempfile::tempdir().expect("a temporary folder");
-        let core = Core::open(&dir.path().join("data"), None, None, RatingSystem::Glicko2)
-            .await
-            .expect("the core opens");
+        let core = Core::open(
+            &dir.path().join("data"),
+            None,
+            None,
+            RatingSystem::Glicko2,
+            arbiter_sandbox::CompilerCommand::sibling(),
+        )
+        .await
+        .expect("the core opens");
         arbiter_ladder::house::seed(&core)
             .await
             .expect("the house bots register");

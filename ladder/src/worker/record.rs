@@ -7,10 +7,10 @@ use super::{Claimed, Played, WorkerConfig, WorkerError};
 use crate::core::Core;
 use crate::db::{Backend, OwnConnection, now_ms};
 use crate::events::Event;
+use crate::matches::GameFinish;
 use crate::model::{LadderId, MatchKind};
 use crate::ratings::{Outcome, Rating};
 use crate::replays::StoredReplay;
-use arbiter_games::Side;
 use arbiter_referee::PlayedMatch;
 use sqlx::{Any, AnyConnection, Connection, Row};
 use std::sync::LazyLock;
@@ -95,25 +95,6 @@ pub(super) async fn finish(
             }
         }
     }
-}
-
-/// The `reasons` column: each game's finish reason and who faulted.
-fn reasons_json(played: &PlayedMatch) -> String {
-    let games: Vec<serde_json::Value> = played
-        .replay
-        .games
-        .iter()
-        .map(|game| {
-            let faulted_side = game.faulted.map(Side::index);
-            serde_json::json!({
-                "game": game.index,
-                "reason": game.reason.as_str(),
-                "faulted_side": faulted_side,
-                "faulted_participant": faulted_side.and_then(|side| game.sides.get(side).copied()),
-            })
-        })
-        .collect();
-    serde_json::Value::Array(games).to_string()
 }
 
 /// Writes the result, the replay (when it goes into the database), the logs
@@ -342,7 +323,7 @@ impl<'a> RecordRow<'a> {
             now: now_ms(),
             winner,
             totals: result.totals.map(i64::from),
-            reasons: reasons_json(played),
+            reasons: GameFinish::column(&GameFinish::of_replay(&played.replay)),
             replay,
             logs: [a0, a1, b0, b1].map(|log| String::from_utf8_lossy(log).into_owned()),
             before,

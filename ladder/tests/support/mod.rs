@@ -62,6 +62,7 @@ impl Ladder {
             pg.as_ref().map(|pg| pg.url.as_str()),
             None,
             RatingSystem::Glicko2,
+            arbiter_sandbox::CompilerCommand::embedded_in(std::env::current_exe().expect("this test's executable")),
         )
         .await
         .expect("the core opens");

@@ -1,18 +1,23 @@
 //! The sandbox this binary runs bots in, compiling untrusted modules by
-//! re-running itself with a hidden subcommand.
+//! re-running itself with a hidden subcommand
+//! ([`arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND`]).
 
 use anyhow::Context;
 use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
 use std::sync::OnceLock;
 
-/// The hidden subcommand that compiles one module in a child process.
-pub const COMPILE_SUBCOMMAND: &str = "__compile-module";
+/// The compiler child of this executable: itself, with the hidden
+/// subcommand `main` answers first. The binary hands it to the ladder's core
+/// ([`arbiter_ladder::core::Core::open`]).
+pub fn compiler() -> anyhow::Result<CompilerCommand> {
+    let exe = std::env::current_exe().context("cannot find this executable to compile modules with")?;
+    Ok(CompilerCommand::embedded_in(exe))
+}
 
 /// A sandbox configuration whose compiler child is this executable.
 pub fn config() -> anyhow::Result<SandboxConfig> {
-    let exe = std::env::current_exe().context("cannot find this executable to compile modules with")?;
     Ok(SandboxConfig {
-        compiler: CompilerCommand::new(exe, [COMPILE_SUBCOMMAND]),
+        compiler: compiler()?,
         ..SandboxConfig::default()
     })
 }
