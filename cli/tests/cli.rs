@@ -452,8 +452,8 @@ fn play_sprt_decides_the_same_whatever_the_jobs() {
     );
 }
 
-/// `arbiter simulate` compares the three matchmakers in a table and draws
-/// τ and error against matches as SVG.
+/// `arbiter simulate` compares the matchmakers in a table, pairs them by
+/// seed with a sign test, and draws τ and error against matches as SVG.
 #[test]
 fn simulate_prints_a_table_and_draws_svg() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -469,7 +469,15 @@ fn simulate_prints_a_table_and_draws_svg() {
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
-    for row in ["round-robin", "halite", "ours", "τ ≥ 0.9 after"] {
+    for row in [
+        "round-robin",
+        "halite",
+        "information",
+        "ours",
+        "τ≥0.85 held",
+        "held out for reporting",
+        "paired by seed (sign test",
+    ] {
         assert!(text.contains(row), "{row}: {text}");
     }
     for file in ["tau.svg", "error.svg"] {

@@ -574,7 +574,10 @@ async fn a_fresh_worker_shows_every_documented_metric_and_says_who_it_is() {
     assert_eq!(worker.stop().await, Some(0));
     let log = std::fs::read_to_string(dir.path().join("worker.log")).expect("the log");
     assert!(!log.contains('\u{1b}'), "no escape codes in a log file:\n{log:?}");
-    assert!(!log.contains("503"), "a worker serves no web requests:\n{log}");
+    assert!(
+        !log.contains("answering 503") && !log.contains("get 503"),
+        "a worker serves no web requests:\n{log}"
+    );
 }
 
 /// `serve`'s first log line says its version, where it listens, its
@@ -714,7 +717,9 @@ async fn metrics_answer_at_once_during_a_database_outage() {
     assert!(serve_log.contains("since its last good answer"), "{serve_log}");
     let worker_log = worker.log();
     assert!(
-        worker_log.contains("matches wait until it does") && !worker_log.contains("503"),
+        worker_log.contains("matches wait until it does")
+            && !worker_log.contains("answering 503")
+            && !worker_log.contains("get 503"),
         "a worker serves no web requests:\n{worker_log}"
     );
     assert_eq!(worker.stop().await, Some(0));
