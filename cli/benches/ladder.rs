@@ -992,8 +992,9 @@ async fn generate(path: &Path, settings: &Settings) -> anyhow::Result<Generated>
         if rng.below(2) == 1 {
             std::mem::swap(&mut a, &mut b);
         }
-        let othello = ladders[l].starts_with("othello");
-        let anti = ladders[l] == "othello:anti";
+        let variant = Variant::ALL[l];
+        let othello = matches!(variant, Variant::Othello(_));
+        let anti = variant.scoring() == arbiter_games::Scoring::LowerWins;
         let (sa, sb) = (pool[a].strength, pool[b].strength);
         let p_a = 1.0 / (1.0 + 10f64.powf((sb - sa) / 400.0));
         let draw = if othello { 0.04 } else { 0.45 };

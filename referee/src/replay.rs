@@ -218,6 +218,12 @@ impl Replay {
         bytes
     }
 
+    /// The game and mode it was played in; `None` for a game or mode this
+    /// build does not know.
+    pub fn variant(&self) -> Option<arbiter_games::Variant> {
+        format!("{}:{}", self.game, self.mode).parse().ok()
+    }
+
     /// Reads a replay, refusing other formats and newer versions.
     pub fn from_json(bytes: &[u8]) -> Result<Replay, ReplayError> {
         let header: Header = serde_json::from_slice(bytes).map_err(|e| ReplayError::Json(e.to_string()))?;

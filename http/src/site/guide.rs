@@ -4,6 +4,7 @@
 
 use super::downloads::{self, EXECUTABLE_NAME, VERSION};
 use super::{Nav, SiteResult, Viewer, render};
+use arbiter_games::{Scoring, Variant};
 use askama::Template;
 
 /// A kit offered on the guide.
@@ -30,6 +31,13 @@ struct GuidePage {
     executable_name: &'static str,
     executable: Option<ExecutableLink>,
     kits: Vec<KitLink>,
+    /// The Othello family's modes, from the games' catalogue.
+    othello_modes: Vec<&'static str>,
+    /// Ladders the examples name: two Othello modes other than the default.
+    play_example: String,
+    check_example: String,
+    /// The Othello modes where fewer discs win.
+    lower_wins: Vec<&'static str>,
 }
 
 /// `GET /guide`.
@@ -45,6 +53,17 @@ pub async fn guide(viewer: Viewer) -> SiteResult {
             href: format!("/download/kits/{}", downloads::kit_file(kit.language())),
         })
         .collect();
+    let othello: Vec<Variant> = Variant::ALL
+        .into_iter()
+        .filter(|v| matches!(v, Variant::Othello(_)))
+        .collect();
+    let example = |from_end: usize| {
+        othello
+            .iter()
+            .rev()
+            .nth(from_end)
+            .map_or_else(String::new, Variant::to_string)
+    };
     Ok(render(&GuidePage {
         nav: viewer.nav("guide"),
         title: "Write a bot".into(),
@@ -53,5 +72,13 @@ pub async fn guide(viewer: Viewer) -> SiteResult {
         executable_name: EXECUTABLE_NAME,
         executable,
         kits,
+        othello_modes: othello.iter().map(|v| v.mode()).collect(),
+        play_example: example(1),
+        check_example: example(0),
+        lower_wins: othello
+            .iter()
+            .filter(|v| v.scoring() == Scoring::LowerWins)
+            .map(|v| v.mode())
+            .collect(),
     }))
 }

@@ -3,5 +3,6 @@
 //! One test program, so one link.
 
 mod api_precision;
+mod games_listed;
 mod leaderboard;
 mod support;
