@@ -725,9 +725,9 @@ fn measure_cache(sandbox: &Sandbox, module: &BotModule, wasm: &[u8], request: &s
         }
     }
     let (load_cached, load_errors) = timed(200, &mut || sandbox.load(black_box(wasm)).is_ok());
-    let sha256 = sandbox.check(wasm).map(|info| info.sha256).unwrap_or_default();
+    let sha256 = sandbox.inspect(wasm).map(|info| info.sha256).unwrap_or_default();
     let (by_digest, digest_errors) = timed(200, &mut || sandbox.cached(black_box(&sha256)).is_some());
-    let (check, check_errors) = timed(50, &mut || sandbox.check(black_box(wasm)).is_ok());
+    let (check, check_errors) = timed(50, &mut || sandbox.inspect(black_box(wasm)).is_ok());
 
     // A sandbox that keeps nothing in memory: every load reads the compiled
     // artifact from its disk cache (as after a restart). Its first load
@@ -846,7 +846,7 @@ fn report(results: &[FormResult], cache: Option<&CacheStats>, first_load: Durati
         );
         line("Sandbox::cached (in the memory cache, by digest)", &cache.by_digest);
         line("Sandbox::load (disk cache only: check + artifact)", &cache.load_disk);
-        line("Sandbox::check alone (not run on a memory hit)", &cache.check);
+        line("Sandbox::inspect alone (not run on a memory hit)", &cache.check);
         println!(
             "  {:<54} {:>15.1} ms (once, at setup)",
             "first Sandbox::load (compiles in a child)",

@@ -284,7 +284,7 @@ pub async fn versions_with_ratings(
 
 /// A match of a bot, seen from the bot's side.
 #[derive(Clone, Debug, PartialEq)]
-pub struct PlayedMatch {
+pub struct BotMatch {
     /// The ladder it was played on.
     pub ladder: String,
     /// Where it is in its life.
@@ -302,7 +302,7 @@ pub struct PlayedMatch {
 
 /// The newest `limit` matches (any status) of any version of `bot`, oldest
 /// first.
-pub async fn played_matches(db: &Db, bot: BotId, limit: i64) -> Result<Vec<PlayedMatch>> {
+pub async fn played_matches(db: &Db, bot: BotId, limit: i64) -> Result<Vec<BotMatch>> {
     // The caller checks the status, since a status filter in SQL makes
     // SQLite pick the queue index instead.
     let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -327,7 +327,7 @@ pub async fn played_matches(db: &Db, bot: BotId, limit: i64) -> Result<Vec<Playe
                 (1, row.try_get(3)?, row.try_get(7)?, row.try_get(8)?)
             };
             let winner: Option<i64> = row.try_get(1)?;
-            Ok(PlayedMatch {
+            Ok(BotMatch {
                 ladder: row.try_get(0)?,
                 status: row.try_get::<String, _>(9)?.parse()?,
                 opponent,

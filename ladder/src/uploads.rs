@@ -93,7 +93,7 @@ pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploade
     let sandbox = core.sandbox.clone();
     let checked = {
         let module = module.clone();
-        tokio::task::spawn_blocking(move || sandbox.check(&module))
+        tokio::task::spawn_blocking(move || sandbox.inspect(&module))
             .await
             .map_err(|e| Error::Internal(e.to_string()))?
     };

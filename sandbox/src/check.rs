@@ -60,7 +60,7 @@ pub(crate) const WASI_FUNCTIONS: &[(&str, &str, &str)] = &[
 /// The module namespace of every import a bot may have.
 pub(crate) const WASI_MODULE: &str = "wasi_snapshot_preview1";
 
-/// What [`Sandbox::check`](crate::Sandbox::check) learned about a module.
+/// What [`Sandbox::inspect`](crate::Sandbox::inspect) learned about a module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ModuleInfo {

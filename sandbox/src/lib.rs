@@ -363,16 +363,16 @@ impl Sandbox {
         &self.shared.config
     }
 
-    /// Checks a module without compiling it: size, format, validation,
+    /// Inspects a module without compiling it: size, format, validation,
     /// imports (only `wasi_snapshot_preview1` functions the host provides,
     /// with their signatures), exports (`_start` and `memory`), no start
     /// section, no shared memory, at most one memory and table within the
     /// limits, and the largest function body.
-    pub fn check(&self, wasm: &[u8]) -> Result<ModuleInfo, ModuleError> {
+    pub fn inspect(&self, wasm: &[u8]) -> Result<ModuleInfo, ModuleError> {
         check::check(&self.shared.engine, &self.shared.config, wasm)
     }
 
-    /// [`Self::check`]s a module and compiles it in a child process (time and
+    /// [`Self::inspect`]s a module and compiles it in a child process (time and
     /// memory limited), or takes it from the caches: in memory, then on disk
     /// (keyed by the module's SHA-256 and the engine's compatibility hash).
     pub fn load(&self, wasm: &[u8]) -> Result<BotModule, ModuleError> {
@@ -385,7 +385,7 @@ impl Sandbox {
                 return Ok(m);
             }
         }
-        let info = self.check(wasm)?;
+        let info = self.inspect(wasm)?;
         let path = s.cache_dir.join(format!("{}-{}.cwasm", info.sha256, s.compat));
         let cached = if path.is_file() {
             match compile::load_artifact(&s.engine, &path) {

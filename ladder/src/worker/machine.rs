@@ -7,7 +7,7 @@
 //!   after finding the queue empty;
 //! - the match thread as the worker sees it: the match it plays
 //!   ([`Playing`], from its `Started` report to its `Played` one) and the
-//!   match handed to it and not yet started ([`Handed`]);
+//!   match handed to it and not yet started ([`AwaitingStart`]);
 //! - the played matches not yet recorded, and the recordings under way.
 //!
 //! Each turn of the loop first starts what the state calls for (a claim, the
@@ -86,7 +86,7 @@ struct Playing {
 }
 
 /// A match handed to the match thread and not yet started.
-struct Handed {
+struct AwaitingStart {
     /// For a match claimed ahead: when it goes back to the queue if it has
     /// not started.
     hold: Option<Pin<Box<tokio::time::Sleep>>>,
@@ -122,7 +122,7 @@ pub(super) struct Worker<'a> {
     reports: mpsc::UnboundedReceiver<Report>,
     queue: Queue<'a>,
     playing: Option<Playing>,
-    handed: Option<Handed>,
+    handed: Option<AwaitingStart>,
     /// Whether to claim ahead during the current match (see
     /// [`WorkerConfig::claim_ahead_below`]), and whether that was tried.
     claim_ahead: bool,
@@ -267,7 +267,7 @@ impl<'a> Worker<'a> {
         tokio::select! {
             report = reports.recv() => Step::Report(report),
             step = queue.next() => step,
-            () = or_never(hold) => Step::HoldOver,
+            () = pending_if_none(hold) => Step::HoldOver,
             _ = heartbeat.tick(), if renewing => Step::Heartbeat,
             changed = stop.changed(), if !*stopping => {
                 if changed.is_err() || *stop.borrow() { Step::Stop } else { Step::Nothing }
@@ -325,7 +325,7 @@ impl<'a> Worker<'a> {
                             .playing
                             .is_some()
                             .then(|| Box::pin(tokio::time::sleep(config.hold_ahead_for.min(config.lease / 2))));
-                        self.handed = Some(Handed { hold });
+                        self.handed = Some(AwaitingStart { hold });
                         self.thread.hand(claimed);
                     }
                     Ok(None) => self.queue = Queue::idle(woken, config.poll),
@@ -387,7 +387,7 @@ impl<'a> Worker<'a> {
 }
 
 /// The output of `future`, or never without one.
-async fn or_never<F: Future + Unpin>(future: Option<&mut F>) -> F::Output {
+async fn pending_if_none<F: Future + Unpin>(future: Option<&mut F>) -> F::Output {
     match future {
         Some(future) => future.await,
         None => std::future::pending().await,

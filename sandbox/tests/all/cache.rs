@@ -134,7 +134,7 @@ fn a_loaded_module_is_found_by_its_digest() {
     })
     .expect("sandbox");
     let bytes = echo_variant(1);
-    let sha = sb.check(&bytes).expect("valid").sha256;
+    let sha = sb.inspect(&bytes).expect("valid").sha256;
     assert!(sb.cached(&sha).is_none(), "not loaded yet");
     sb.load(&bytes).expect("compiles");
     let module = sb.cached(&sha).expect("loaded, so kept");
@@ -154,7 +154,7 @@ fn the_memory_cache_forgets_the_least_recently_used_module() {
     })
     .expect("sandbox");
     let [a, b, c] = [1, 2, 3].map(echo_variant);
-    let [sha_a, sha_b, sha_c] = [&a, &b, &c].map(|m| sb.check(m).expect("valid").sha256);
+    let [sha_a, sha_b, sha_c] = [&a, &b, &c].map(|m| sb.inspect(m).expect("valid").sha256);
     sb.load(&a).expect("compiles");
     sb.load(&b).expect("compiles");
     // A is used again, so B is now the least recently used: C pushes it out.

@@ -6,7 +6,7 @@ use crate::support::{assert_host_fine, sandbox, wasm, wat_bot};
 
 fn refused(wat: &str) -> ModuleError {
     let bytes = wasm(wat);
-    let err = sandbox().check(&bytes).expect_err("check refuses");
+    let err = sandbox().inspect(&bytes).expect_err("check refuses");
     assert_eq!(sandbox().load(&bytes).expect_err("load refuses"), err);
     assert!(!err.is_host_failure(), "{err}");
     err
@@ -149,9 +149,9 @@ fn huge_function(nops: usize) -> Vec<u8> {
 #[test]
 fn compile_bomb_is_refused_by_size() {
     let small = huge_function(100);
-    sandbox().check(&small).expect("the hand-made module is valid");
+    sandbox().inspect(&small).expect("the hand-made module is valid");
     let bomb = huge_function(1_100_000);
-    let err = sandbox().check(&bomb).expect_err("refused");
+    let err = sandbox().inspect(&bomb).expect_err("refused");
     assert!(
         matches!(
             err,
@@ -169,7 +169,7 @@ fn compile_bomb_is_refused_by_size() {
 fn oversize_module() {
     let mut big = b"\0asm\x01\0\0\0".to_vec();
     big.resize(16 * 1024 * 1024 + 1, 0);
-    let err = sandbox().check(&big).expect_err("refused");
+    let err = sandbox().inspect(&big).expect_err("refused");
     assert_eq!(
         err,
         ModuleError::TooLarge {
@@ -181,10 +181,10 @@ fn oversize_module() {
 
 #[test]
 fn not_wasm_component_and_garbage() {
-    assert_eq!(sandbox().check(b"#!/bin/sh\necho hi\n"), Err(ModuleError::NotWasm));
-    assert_eq!(sandbox().check(b""), Err(ModuleError::NotWasm));
-    assert_eq!(sandbox().check(b"\0asm\x0d\0\x01\0"), Err(ModuleError::Component));
-    let err = sandbox().check(b"\0asm\x01\0\0\0\x01\xff\xff").expect_err("refused");
+    assert_eq!(sandbox().inspect(b"#!/bin/sh\necho hi\n"), Err(ModuleError::NotWasm));
+    assert_eq!(sandbox().inspect(b""), Err(ModuleError::NotWasm));
+    assert_eq!(sandbox().inspect(b"\0asm\x0d\0\x01\0"), Err(ModuleError::Component));
+    let err = sandbox().inspect(b"\0asm\x01\0\0\0\x01\xff\xff").expect_err("refused");
     assert!(matches!(err, ModuleError::Invalid(_)), "{err}");
     // Valid structure, invalid code: validation catches it.
     let err =
@@ -194,7 +194,9 @@ fn not_wasm_component_and_garbage() {
 
 #[test]
 fn info_reports_imports_and_sizes() {
-    let info = sandbox().check(&wasm(&wat_bot("(call $echo)", ""))).expect("accepted");
+    let info = sandbox()
+        .inspect(&wasm(&wat_bot("(call $echo)", "")))
+        .expect("accepted");
     assert!(info.imports.iter().any(|i| i == "fd_write"));
     assert_eq!(info.memory_min_bytes, 2 * 65536);
     assert!(info.largest_function_body > 0);
@@ -265,7 +267,7 @@ fn every_provided_wasi_function_links() {
         })
         .collect();
     let wat = format!(r#"(module {imports} (memory (export "memory") 1) (func (export "_start")))"#);
-    let info = sandbox().check(&wasm(&wat)).expect("accepted");
+    let info = sandbox().inspect(&wasm(&wat)).expect("accepted");
     assert_eq!(info.imports.len(), 46);
     crate::support::bot(&wat);
 }
