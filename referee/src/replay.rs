@@ -246,7 +246,7 @@ impl Replay {
             "{}:{}  match {}  seed {}",
             self.game, self.mode, self.match_id, self.seed
         );
-        let skirmish = self.game == "skirmish";
+        let skirmish = self.variant() == Some(arbiter_games::Variant::Skirmish);
         let _ = writeln!(
             out,
             "budgets: {} ms per {}, {} ms {}{}",

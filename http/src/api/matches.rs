@@ -5,6 +5,7 @@ use crate::api::ApiQuery;
 use crate::api::{ErrorResponse, True};
 use crate::error::{ApiError, ApiResult};
 use crate::server::AppState;
+use arbiter_games::Variant;
 use arbiter_ladder::auth::Caller;
 use arbiter_ladder::error::Error;
 use arbiter_ladder::matches::{self, MatchFilter, MatchLog, MatchSummary};
@@ -202,7 +203,7 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Ap
     let replay = Replay::from_json(&bytes).map_err(|e| ApiError(Error::Internal(e.to_string())))?;
     // Another game's match has no transcript: the resource does not exist
     // (the request itself is well formed, as the document allows it).
-    if replay.game != "othello" {
+    if !matches!(replay.variant(), Some(Variant::Othello(_))) {
         return Err(ApiError(Error::NotFound(format!(
             "match {id} has no transcript: transcripts exist for Othello matches only"
         ))));
@@ -230,7 +231,7 @@ async fn skirmish_replay(state: &AppState, id: i64) -> ApiResult<Replay> {
     let replay = Replay::from_json(&bytes).map_err(|e| ApiError(Error::Internal(e.to_string())))?;
     // Another game's match has none: the resource does not exist (the
     // request itself is well formed, as the document allows it).
-    if replay.game != "skirmish" {
+    if replay.variant() != Some(Variant::Skirmish) {
         return Err(ApiError(Error::NotFound(format!(
             "frames and training data exist for skirmish matches only; match {id} is {}",
             replay.game
