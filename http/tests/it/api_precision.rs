@@ -5,32 +5,15 @@
 //! `additionalProperties: false`), and header fields over the stated size
 //! are a 431, each with the JSON error envelope.
 
-use arbiter_http::server::{AppState, ServerConfig};
-use arbiter_ladder::core::Core;
-use arbiter_ladder::ratings::RatingSystem;
+use crate::support;
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
 use serde_json::{Value, json};
-use std::sync::Arc;
 use tower::ServiceExt;
 
 /// The whole application on a fresh SQLite database in `dir`.
 async fn app(dir: &tempfile::TempDir) -> axum::Router {
-    let core = Core::open(
-        &dir.path().join("data"),
-        None,
-        None,
-        RatingSystem::Glicko2,
-        arbiter_sandbox::CompilerCommand::sibling(),
-    )
-    .await
-    .expect("a core");
-    let state = AppState {
-        core,
-        config: Arc::new(ServerConfig::default()),
-        streams: Default::default(),
-    };
-    arbiter_http::router::app(state)
+    support::app(support::open_core(dir).await)
 }
 
 /// The status and JSON body of `request`.

@@ -5,4 +5,5 @@
 mod api_precision;
 mod games_listed;
 mod leaderboard;
+mod shared_rules;
 mod support;

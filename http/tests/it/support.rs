@@ -28,30 +28,41 @@ pub struct TestServer {
     _dir: tempfile::TempDir,
 }
 
+/// A core on a fresh SQLite database in `dir`, opened as `arbiter serve`
+/// opens one (house bots not yet registered).
+pub async fn open_core(dir: &tempfile::TempDir) -> Core {
+    Core::open(
+        &dir.path().join("data"),
+        None,
+        None,
+        RatingSystem::Glicko2,
+        arbiter_sandbox::CompilerCommand::sibling(),
+    )
+    .await
+    .expect("the core opens")
+}
+
+/// The router `arbiter serve` runs over `core`, with the default
+/// configuration.
+pub fn app(core: Core) -> axum::Router {
+    arbiter_http::router::app(AppState {
+        core,
+        config: Arc::new(ServerConfig::default()),
+        streams: Default::default(),
+    })
+}
+
 impl TestServer {
     /// A fresh database with the house bots, and the router over it with the
     /// default configuration.
     pub async fn start() -> TestServer {
         let dir = tempfile::tempdir().expect("a temporary folder");
-        let core = Core::open(
-            &dir.path().join("data"),
-            None,
-            None,
-            RatingSystem::Glicko2,
-            arbiter_sandbox::CompilerCommand::sibling(),
-        )
-        .await
-        .expect("the core opens");
+        let core = open_core(&dir).await;
         arbiter_ladder::house::seed(&core)
             .await
             .expect("the house bots register");
-        let state = AppState {
-            core: core.clone(),
-            config: Arc::new(ServerConfig::default()),
-            streams: Default::default(),
-        };
         TestServer {
-            app: arbiter_http::router::app(state),
+            app: app(core.clone()),
             core,
             _dir: dir,
         }

@@ -9,37 +9,15 @@
 //!   bot reads its stderr on both; a stranger is refused on the API and sees
 //!   none on the match page, nor does a signed-out visitor.
 
-use arbiter_http::server::{AppState, ServerConfig};
+use crate::support;
 use arbiter_ladder::accounts::{self, Credentials, SignedIn};
 use arbiter_ladder::auth::{SESSION_COOKIE, issue_api_token};
 use arbiter_ladder::core::Core;
-use arbiter_ladder::ratings::RatingSystem;
 use arbiter_sandbox::{Sandbox, SandboxConfig};
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode, header};
 use serde_json::{Value, json};
-use std::sync::Arc;
 use tower::ServiceExt;
-
-async fn core(dir: &tempfile::TempDir) -> Core {
-    Core::open(
-        &dir.path().join("data"),
-        None,
-        None,
-        RatingSystem::Glicko2,
-        arbiter_sandbox::CompilerCommand::sibling(),
-    )
-    .await
-    .expect("a core")
-}
-
-fn app(core: Core) -> axum::Router {
-    arbiter_http::router::app(AppState {
-        core,
-        config: Arc::new(ServerConfig::default()),
-        streams: Default::default(),
-    })
-}
 
 async fn sign_up(core: &Core, name: &str) -> SignedIn {
     let credentials = Credentials {
@@ -97,7 +75,7 @@ fn upload_form(size: usize, csrf: Option<&str>) -> (String, Vec<u8>) {
 #[tokio::test]
 async fn the_upload_limit_is_the_sandbox_module_limit() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut core = core(&dir).await;
+    let mut core = support::open_core(&dir).await;
     // A server whose sandbox takes modules of at most 4 KiB.
     let config = SandboxConfig {
         max_module_bytes: 4096,
@@ -107,7 +85,7 @@ async fn the_upload_limit_is_the_sandbox_module_limit() {
     assert_eq!(core.max_module_bytes(), 4096);
     let ann = sign_up(&core, "ann").await;
     let token = issue_api_token(&core.db, ann.user_id).await.expect("a token");
-    let app = app(core);
+    let app = support::app(core);
 
     // The API: 413 naming the limit, not the sandbox's 400 after reading it.
     let (content_type, body) = upload_form(5000, None);
@@ -150,7 +128,7 @@ async fn the_upload_limit_is_the_sandbox_module_limit() {
 #[tokio::test]
 async fn logs_are_read_by_owners_on_the_api_and_the_site_alike() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let core = core(&dir).await;
+    let core = support::open_core(&dir).await;
     let ann = sign_up(&core, "ann").await;
     let bob = sign_up(&core, "bob").await;
     let eve = sign_up(&core, "eve").await;
@@ -178,7 +156,7 @@ async fn logs_are_read_by_owners_on_the_api_and_the_site_alike() {
         issue_api_token(&core.db, ann.user_id).await.expect("a token"),
         issue_api_token(&core.db, eve.user_id).await.expect("a token"),
     ];
-    let app = app(core);
+    let app = support::app(core);
 
     let api_logs = |token: &str| {
         Request::get("/api/matches/1/logs")
