@@ -80,11 +80,7 @@ fn to_results(log: &[(usize, usize, Outcome)]) -> Vec<PairResult> {
             a,
             b,
             games: 1.0,
-            points_a: match outcome {
-                Outcome::Win => 1.0,
-                Outcome::Draw => 0.5,
-                Outcome::Loss => 0.0,
-            },
+            points_a: outcome.points(),
         })
         .collect()
 }

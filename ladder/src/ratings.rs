@@ -95,6 +95,16 @@ impl Outcome {
             None => Outcome::Draw,
         }
     }
+
+    /// The points participant 0 scored: 1 for a win, ½ for a draw, 0 for a
+    /// loss.
+    pub fn points(self) -> f64 {
+        match self {
+            Outcome::Win => 1.0,
+            Outcome::Draw => 0.5,
+            Outcome::Loss => 0.0,
+        }
+    }
 }
 
 impl RatingSystem {

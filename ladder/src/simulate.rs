@@ -550,11 +550,7 @@ fn fit_whole_log(bots: &[Bot], log: &[(usize, usize, Outcome)], scale: f64) -> F
             a,
             b,
             games: 1.0,
-            points_a: match outcome {
-                Outcome::Win => 1.0,
-                Outcome::Draw => 0.5,
-                Outcome::Loss => 0.0,
-            },
+            points_a: outcome.points(),
         })
         .collect();
     let Ok(fitted) = fit(bots.len(), &results, &FitSettings::default(), None) else {

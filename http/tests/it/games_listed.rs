@@ -3,19 +3,13 @@
 //! modes and examples) shows exactly the modes of [`Variant::ALL`], so a
 //! mode added there is listed everywhere without other edits.
 
-use crate::support::{Method, TestServer};
+use crate::support::TestServer;
 use arbiter_games::{Scoring, Variant};
-
-async fn page(server: &TestServer, path: &str) -> String {
-    let response = server.client().raw(Method::GET, path).send().await.expect("an answer");
-    assert!(response.status().is_success(), "GET {path}: {}", response.status());
-    response.text().await.expect("UTF-8")
-}
 
 #[tokio::test]
 async fn every_mode_is_listed_on_the_home_page_the_api_and_the_guide() {
     let server = TestServer::start().await;
-    let home = page(&server, "/").await;
+    let home = server.client().page("/").await;
     let (status, ladders) = server.client().get("/api/ladders").await;
     assert!(status.is_success(), "{ladders}");
     let listed = ladders.to_string();
@@ -30,7 +24,7 @@ async fn every_mode_is_listed_on_the_home_page_the_api_and_the_guide() {
         );
     }
 
-    let guide = page(&server, "/guide").await;
+    let guide = server.client().page("/guide").await;
     let othello: Vec<Variant> = Variant::ALL
         .into_iter()
         .filter(|v| matches!(v, Variant::Othello(_)))

@@ -2,7 +2,7 @@
 //! default, or by rating), in the API and on the site without JavaScript,
 //! and what a bot page says about its rating's uncertainty.
 
-use crate::support::{Method, TestServer};
+use crate::support::TestServer;
 
 /// Gives the house versions of `bots` these ratings on `othello:std`.
 async fn set_ratings(server: &TestServer, ratings: &[(&str, f64, f64)]) {
@@ -100,15 +100,7 @@ async fn the_leaderboard_sorts_by_conservative_rating_or_by_rating() {
     );
 
     // The site, as a browser without JavaScript sees it.
-    let page = |path: &'static str| {
-        let client = client.clone();
-        async move {
-            let response = client.raw(Method::GET, path).send().await.expect("a page");
-            assert_eq!(response.status().as_u16(), 200, "{path}");
-            response.text().await.expect("HTML")
-        }
-    };
-    let html = page("/ladders/othello:std").await;
+    let html = client.page("/ladders/othello:std").await;
     let strong = html.find("/bots/othello-ab-strong").expect("strong listed");
     let medium = html.find("/bots/othello-ab-medium").expect("medium listed");
     let weak = html.find("/bots/othello-ab-weak").expect("weak listed");
@@ -122,7 +114,7 @@ async fn the_leaderboard_sorts_by_conservative_rating_or_by_rating() {
         html.contains("fragment=rows&amp;sort=conservative"),
         "the refresh keeps the order"
     );
-    let html = page("/ladders/othello:std?sort=rating").await;
+    let html = client.page("/ladders/othello:std?sort=rating").await;
     let medium = html.find("/bots/othello-ab-medium").expect("medium listed");
     let weak = html.find("/bots/othello-ab-weak").expect("weak listed");
     assert!(weak < medium, "rating order on request");
@@ -130,10 +122,10 @@ async fn the_leaderboard_sorts_by_conservative_rating_or_by_rating() {
 
     // A bot page says what its rating's ± means, and what provisional means
     // in matches.
-    let html = page("/bots/othello-ab-weak").await;
+    let html = client.page("/bots/othello-ab-weak").await;
     assert!(html.contains("95% sure its rating is between 1200 and 2600"), "{html}");
     assert!(html.contains("more matches settle it"), "provisional explained");
-    let html = page("/bots/othello-ab-medium").await;
+    let html = client.page("/bots/othello-ab-medium").await;
     let start = html.find(r#"<a href="/ladders/othello:std">"#).expect("its std rating");
     let line = &html[start..start + html[start..].find("</div></div>").expect("the line's end")];
     assert!(line.contains("95% sure its rating is between 1590 and 1710"), "{line}");
@@ -222,18 +214,10 @@ async fn the_leaderboard_shows_the_whole_log_fit() {
         "{unplayed}"
     );
 
-    let page = |path: &'static str| {
-        let client = client.clone();
-        async move {
-            let response = client.raw(Method::GET, path).send().await.expect("a page");
-            assert_eq!(response.status().as_u16(), 200, "{path}");
-            response.text().await.expect("HTML")
-        }
-    };
     let headline = format!("{:.0} <span class=\"muted\">± {interval:.0}</span>", 1500.0 + gap / 2.0);
-    let html = page("/ladders/othello:std").await;
+    let html = client.page("/ladders/othello:std").await;
     assert!(html.contains(&headline), "{headline} in {html}");
-    let html = page("/bots/othello-ab-strong").await;
+    let html = client.page("/bots/othello-ab-strong").await;
     assert!(
         html.contains(&format!(">{:.0} ± {interval:.0}</strong>", 1500.0 + gap / 2.0)),
         "{html}"

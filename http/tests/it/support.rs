@@ -94,6 +94,13 @@ impl Client {
         }
     }
 
+    /// `GET path` as a page: its HTML (panics unless the answer is 200).
+    pub async fn page(&self, path: &str) -> String {
+        let response = self.raw(Method::GET, path).send().await.expect("a page");
+        assert_eq!(response.status().as_u16(), 200, "GET {path}");
+        response.text().await.expect("HTML")
+    }
+
     /// `GET path`, read as the API's JSON envelope (panics if the body is
     /// not JSON, or a refusal lacks `{"ok": false, "error": …}`).
     pub async fn get(&self, path: &str) -> (StatusCode, Value) {

@@ -61,11 +61,7 @@ pub fn fit_log(log: &[(VersionId, VersionId, Outcome)], start: Option<&LadderFit
             })
         };
         let (a, b) = (slot(a), slot(b));
-        let points_a = match outcome {
-            Outcome::Win => 1.0,
-            Outcome::Draw => 0.5,
-            Outcome::Loss => 0.0,
-        };
+        let points_a = outcome.points();
         results.push(PairResult {
             a,
             b,
