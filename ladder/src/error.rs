@@ -43,6 +43,12 @@ pub enum Error {
     /// Anything else; the cause is for the log, not for the caller.
     #[error("internal error")]
     Internal(String),
+    /// The host failed: a data folder, database, blob store or sandbox
+    /// that cannot be opened, no randomness from the system. The message
+    /// says what and why, for an operator; a web client sees only that
+    /// the server failed.
+    #[error("{0}")]
+    Host(String),
 }
 
 impl Error {
@@ -51,10 +57,53 @@ impl Error {
         Error::NotFound(format!("{what} not found"))
     }
 
+    /// A [`Error::Host`] saying `what` failed and why: `error` and each of
+    /// its sources in turn, joined by `: ` (as an operator reads a chain of
+    /// causes).
+    pub fn host(what: impl std::fmt::Display, error: &(dyn std::error::Error + 'static)) -> Error {
+        Error::Host(format!("{what}: {}", chain(error)))
+    }
+
     /// Whether this is a failure of the server (storage, host) rather than
     /// a refusal of what the caller asked.
     pub fn is_failure(&self) -> bool {
-        matches!(self, Error::Unavailable(_) | Error::Internal(_))
+        matches!(self, Error::Unavailable(_) | Error::Internal(_) | Error::Host(_))
+    }
+
+    /// Whether storage could not be reached (the database down, restarting
+    /// or out of connections in time, a blob store that fails): what a
+    /// client should hear as 503 and background work should retry, rather
+    /// than a query or a request that is wrong.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, Error::Unavailable(_))
+    }
+
+    /// What a client may read: a refusal's message; for a failure only its
+    /// kind (`storage unavailable`, `internal error`), never its cause.
+    pub fn public_message(&self) -> String {
+        match self {
+            // A host failure reads as any other internal failure.
+            Error::Host(_) => Error::Internal(String::new()).to_string(),
+            error => error.to_string(),
+        }
+    }
+
+    /// What happened, in full: a refusal's message, or a failure's cause.
+    /// For a log line or an operator's terminal, never for a web client
+    /// (whose answer is this error's `Display`, which hides causes).
+    pub fn cause(&self) -> &str {
+        match self {
+            Error::Invalid(message)
+            | Error::Unauthenticated(message)
+            | Error::Forbidden(message)
+            | Error::NotFound(message)
+            | Error::Conflict(message)
+            | Error::TooLarge(message)
+            | Error::RateLimited { message, .. }
+            | Error::Unavailable(message)
+            | Error::Internal(message)
+            | Error::Host(message) => message,
+        }
     }
 }
 
@@ -74,13 +123,16 @@ impl From<std::io::Error> for Error {
     }
 }
 
-impl From<crate::replays::ReadError> for Error {
-    fn from(error: crate::replays::ReadError) -> Error {
-        match error {
-            crate::replays::ReadError::Db(error) => error.into(),
-            crate::replays::ReadError::Io(error) => error.into(),
-        }
+/// `error` and each of its sources in turn, joined by `: `.
+pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    use std::fmt::Write as _;
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let _ = write!(message, ": {cause}");
+        source = cause.source();
     }
+    message
 }
 
 /// What the ladder's steps return.
