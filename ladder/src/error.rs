@@ -3,10 +3,13 @@
 //! - Bot faults are not errors: the referee records them in the match.
 //! - Library crates return their own typed errors (`ReplyError`,
 //!   `ModuleError`, `HostError`, …).
-//! - The ladder's steps (sign-up, upload, challenge, tournament, …) return
+//! - The ladder's steps (sign-up, upload, challenge, tournament, …) and
+//!   every other public function of the ladder (the database, the
+//!   scheduler, the checker, opening a [`crate::core::Core`]) return
 //!   [`Error`]: a refusal says in words what the caller can change; a
-//!   failure of storage or of the host keeps its cause for the log and is
-//!   not shown to callers. A web layer maps each kind to its status.
+//!   failure of storage or of the host keeps its cause for the log
+//!   ([`Error::cause`]) and is not shown to callers
+//!   ([`Error::public_message`]). A web layer maps each kind to its status.
 
 /// A refusal or a failure of a ladder step.
 #[derive(Debug, thiserror::Error)]
@@ -44,9 +47,10 @@ pub enum Error {
     #[error("internal error")]
     Internal(String),
     /// The host failed: a data folder, database, blob store or sandbox
-    /// that cannot be opened, no randomness from the system. The message
-    /// says what and why, for an operator; a web client sees only that
-    /// the server failed.
+    /// that cannot be opened, a module check the sandbox could not run.
+    /// The message says what and why, with its chain of causes, for an
+    /// operator; a web client sees only that the server failed (as for
+    /// [`Error::Internal`]).
     #[error("{0}")]
     Host(String),
 }
