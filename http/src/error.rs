@@ -76,3 +76,26 @@ impl IntoResponse for ApiError {
 
 /// What handlers return.
 pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host failure answers like any internal failure: 500, and none of
+    /// its cause in what the client reads.
+    #[test]
+    fn a_host_failure_answers_500_without_its_cause() {
+        let error = ApiError(Error::Host("cannot start the WebAssembly sandbox: no memory".into()));
+        assert_eq!(error.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(error.to_string(), "internal error");
+        assert_eq!(error.into_response().status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    /// A refusal reaches the client in its own words.
+    #[test]
+    fn a_refusal_answers_in_its_own_words() {
+        let error = ApiError::not_found("bot x");
+        assert_eq!(error.status(), StatusCode::NOT_FOUND);
+        assert_eq!(error.to_string(), "bot x not found");
+    }
+}

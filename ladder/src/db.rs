@@ -79,8 +79,8 @@ pub const WATCH_TIMEOUT: Duration = Duration::from_secs(2);
 #[derive(Debug, thiserror::Error)]
 pub enum NotReady {
     /// It does not answer (see [`Error::is_unavailable`] for whether it is
-    /// down rather than not a ladder database; [`Error::cause`] says why).
-    #[error("the database does not answer: {}", .0.cause())]
+    /// down rather than not a ladder database; [`Error::detail`] says why).
+    #[error("the database does not answer: {}", .0.detail())]
     Unreachable(Error),
     /// Its schema is older than this binary's.
     #[error("the schema is at migration {applied} but this binary needs {known}")]

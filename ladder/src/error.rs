@@ -8,7 +8,7 @@
 //!   scheduler, the checker, opening a [`crate::core::Core`]) return
 //!   [`Error`]: a refusal says in words what the caller can change; a
 //!   failure of storage or of the host keeps its cause for the log
-//!   ([`Error::cause`]) and is not shown to callers
+//!   ([`Error::detail`]) and is not shown to callers
 //!   ([`Error::public_message`]). A web layer maps each kind to its status.
 
 /// A refusal or a failure of a ladder step.
@@ -94,8 +94,8 @@ impl Error {
 
     /// What happened, in full: a refusal's message, or a failure's cause.
     /// For a log line or an operator's terminal, never for a web client
-    /// (whose answer is this error's `Display`, which hides causes).
-    pub fn cause(&self) -> &str {
+    /// (whose answer is [`Error::public_message`]).
+    pub fn detail(&self) -> &str {
         match self {
             Error::Invalid(message)
             | Error::Unauthenticated(message)
@@ -141,3 +141,45 @@ pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
 
 /// What the ladder's steps return.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database that cannot be reached is a 503's kind with the driver's
+    /// words as its detail; a wrong query is an internal failure.
+    #[test]
+    fn driver_errors_keep_their_classification() {
+        let down = Error::from(sqlx::Error::PoolTimedOut);
+        assert!(down.is_unavailable() && down.is_failure());
+        assert_eq!(down.public_message(), "storage unavailable");
+        assert_eq!(down.detail(), sqlx::Error::PoolTimedOut.to_string());
+        let wrong = Error::from(sqlx::Error::RowNotFound);
+        assert!(!wrong.is_unavailable() && wrong.is_failure());
+        assert_eq!(wrong.public_message(), "internal error");
+        assert_eq!(wrong.detail(), sqlx::Error::RowNotFound.to_string());
+    }
+
+    /// A host failure says what failed and every cause beneath it, to an
+    /// operator only.
+    #[test]
+    fn host_failures_carry_their_chain_of_causes() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot write the cache")]
+        struct Outer(#[source] std::io::Error);
+        let error = Error::host("cannot start", &Outer(std::io::Error::other("disk full")));
+        assert_eq!(error.to_string(), "cannot start: cannot write the cache: disk full");
+        assert_eq!(error.detail(), "cannot start: cannot write the cache: disk full");
+        assert_eq!(error.public_message(), "internal error");
+        assert!(error.is_failure() && !error.is_unavailable());
+    }
+
+    /// A refusal reads the same everywhere.
+    #[test]
+    fn refusals_are_shown_as_they_are() {
+        let refused = Error::not_found("bot x");
+        assert_eq!(refused.public_message(), "bot x not found");
+        assert_eq!(refused.detail(), "bot x not found");
+        assert!(!refused.is_failure());
+    }
+}

@@ -216,7 +216,7 @@ pub async fn run(core: Core, config: SchedulerConfig, mut stop: watch::Receiver<
                 tracing::debug!(queued, "scheduler queued ranked matches");
                 crate::queue::wake_workers();
             }
-            Err(error) => tracing::warn!(error = %error.cause(), "the scheduler could not queue matches"),
+            Err(error) => tracing::warn!(error = %error.detail(), "the scheduler could not queue matches"),
         }
     }
 }

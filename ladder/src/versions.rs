@@ -215,7 +215,7 @@ pub async fn run_checker(core: Core, mut stop: watch::Receiver<bool>) {
             Ok(ids) => {
                 for id in ids {
                     if let Err(error) = check_one(&core, id).await {
-                        tracing::warn!(version = id, error = %error.cause(), "checking a version failed; will retry");
+                        tracing::warn!(version = id, error = %error.detail(), "checking a version failed; will retry");
                     }
                 }
             }

@@ -24,7 +24,7 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 /// A ladder error as the operator reads it: a refusal's message, or a
 /// failure with its cause (which a web client never sees).
 pub fn ladder_error(error: arbiter_ladder::error::Error) -> anyhow::Error {
-    anyhow::Error::msg(error.cause().to_owned())
+    anyhow::Error::msg(error.detail().to_owned())
 }
 
 /// A database wait of `seconds` given as `flag`, checked.

@@ -55,12 +55,12 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         match db.schema_current().await {
             Ok(()) => {}
             Err(NotReady::Unreachable(error)) if error.is_unavailable() => {
-                bail!("cannot reach {at}: {}", error.cause())
+                bail!("cannot reach {at}: {}", error.detail())
             }
             Err(NotReady::Unreachable(error)) => {
                 bail!(
                     "no ladder schema in {at} ({}): nothing to compare; is --data or DATABASE_URL right?",
-                    error.cause()
+                    error.detail()
                 )
             }
             Err(NotReady::Behind { applied, known }) => bail!(
