@@ -8,9 +8,11 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-/// A ladder [`Error`] as an HTTP answer.
+/// A ladder [`Error`] as an HTTP answer. Its `Display` is what the client
+/// reads ([`Error::public_message`]): a failure's cause goes to the log
+/// only.
 #[derive(Debug, thiserror::Error)]
-#[error(transparent)]
+#[error("{}", .0.public_message())]
 pub struct ApiError(pub Error);
 
 impl ApiError {
@@ -25,7 +27,7 @@ impl ApiError {
             Error::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Error::Internal(_) | Error::Host(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -38,12 +40,6 @@ impl ApiError {
 impl From<Error> for ApiError {
     fn from(error: Error) -> ApiError {
         ApiError(error)
-    }
-}
-
-impl From<sqlx::Error> for ApiError {
-    fn from(error: sqlx::Error) -> ApiError {
-        ApiError(error.into())
     }
 }
 
@@ -61,10 +57,10 @@ pub struct UnavailableCause(pub String);
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if let Error::Internal(cause) = &self.0 {
+        if let Error::Internal(cause) | Error::Host(cause) = &self.0 {
             tracing::error!(status = %self.status(), %cause, "request failed");
         }
-        let body = crate::api::Refusal::new(self.0.to_string());
+        let body = crate::api::Refusal::new(self.0.public_message());
         let mut response = (self.status(), Json(body)).into_response();
         if let Error::Unavailable(cause) = &self.0 {
             response.extensions_mut().insert(UnavailableCause(cause.to_string()));
@@ -80,3 +76,26 @@ impl IntoResponse for ApiError {
 
 /// What handlers return.
 pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host failure answers like any internal failure: 500, and none of
+    /// its cause in what the client reads.
+    #[test]
+    fn a_host_failure_answers_500_without_its_cause() {
+        let error = ApiError(Error::Host("cannot start the WebAssembly sandbox: no memory".into()));
+        assert_eq!(error.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(error.to_string(), "internal error");
+        assert_eq!(error.into_response().status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    /// A refusal reaches the client in its own words.
+    #[test]
+    fn a_refusal_answers_in_its_own_words() {
+        let error = ApiError::not_found("bot x");
+        assert_eq!(error.status(), StatusCode::NOT_FOUND);
+        assert_eq!(error.to_string(), "bot x not found");
+    }
+}

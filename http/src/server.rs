@@ -138,7 +138,7 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     }
     arbiter_ladder::house::seed(&core)
         .await
-        .context("cannot register the house bots")?;
+        .map_err(|e| anyhow::anyhow!("cannot register the house bots: {}", e.detail()))?;
     let (stop_tx, stop) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
     tasks.spawn(arbiter_ladder::versions::run_checker(core.clone(), stop.clone()));

@@ -112,5 +112,5 @@ pub async fn create(core: &Core, user_id: i64, body: &ChallengeRequest) -> Resul
         tournament_id: None,
         budget,
     };
-    Ok(crate::queue::enqueue(&core.db, &new).await?)
+    crate::queue::enqueue(&core.db, &new).await
 }

@@ -14,6 +14,7 @@
 //! that outruns the ladder's cap is refused (loops end there), and the
 //! second game is then not played, so a loop costs one first move.
 
+use crate::error::{Error, chain};
 use arbiter_games::{Budget, FinishReason, Side, Variant};
 use arbiter_referee::{
     Answer, Entrant, EntrantInfo, Fault, GameSetup, HostError, MatchSettings, Player, SpawnError, TurnError, WasmBot,
@@ -211,19 +212,14 @@ pub fn smoke_opponent(variant: Variant) -> &'static str {
 
 /// Runs the upload checks on `wasm` for `variant`, whose ladder plays under
 /// `ladder` (its per-move cap and per-game bank), timing them. Errors are
-/// host failures (the check must be retried), never the bot's fault.
-pub fn check(
-    sandbox: &Sandbox,
-    wasm: &[u8],
-    name: &str,
-    variant: Variant,
-    ladder: Budget,
-) -> Result<Checked, anyhow::Error> {
+/// host failures ([`Error::Host`], saying what failed: the check must be
+/// retried), never the bot's fault.
+pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant, ladder: Budget) -> Result<Checked, Error> {
     let started = Instant::now();
     let module = match sandbox.load(wasm) {
         Ok(module) => module,
         Err(error) if error.is_host_failure() => {
-            return Err(anyhow::Error::new(error).context("cannot check the module"));
+            return Err(Error::host("cannot check the module", &error));
         }
         Err(error) => {
             return Ok(Checked {
@@ -336,7 +332,7 @@ fn smoke(
     name: &str,
     settings: &MatchSettings,
     ladder: Budget,
-) -> Result<Smoked, anyhow::Error> {
+) -> Result<Smoked, Error> {
     let variant = settings.variant;
     let wasm_bot = WasmBot::new(sandbox.clone(), module, name);
     let guarded = Candidate {
@@ -347,10 +343,10 @@ fn smoke(
     let candidate: &dyn Entrant = if variant.is_tick_based() { &wasm_bot } else { &guarded };
     let opponent_name = smoke_opponent(variant);
     let opponent_module = arbiter_house::find(opponent_name)
-        .ok_or_else(|| anyhow::anyhow!("house bot {opponent_name} is missing"))
-        .and_then(|bot| Ok(sandbox.load(bot.wasm)?))?;
+        .ok_or_else(|| Error::Host(format!("house bot {opponent_name} is missing")))
+        .and_then(|bot| sandbox.load(bot.wasm).map_err(|e| Error::Host(chain(&e))))?;
     let opponent = WasmBot::new(sandbox.clone(), opponent_module, opponent_name);
-    let played = play_match(settings, [candidate, &opponent]).map_err(|e: HostError| anyhow::anyhow!(e))?;
+    let played = play_match(settings, [candidate, &opponent]).map_err(|e: HostError| Error::Host(chain(&e)))?;
     let peak = played.peak_memory[0].iter().flatten().copied().max();
     let mut warnings = Vec::new();
     for game in &played.replay.games {

@@ -3,10 +3,10 @@
 
 use crate::blobs::Blobs;
 use crate::db::{Db, DbOptions};
+use crate::error::{Error, Result};
 use crate::events::Events;
 use crate::metrics::Metrics;
 use crate::ratings::RatingSystem;
-use anyhow::Context;
 use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
 
 /// What the ladder's background parts and the web server share.
@@ -41,17 +41,24 @@ impl Core {
     /// sandbox compiles untrusted modules in child processes started with
     /// `compiler`, which the caller provides (the `arbiter` binary names
     /// itself with a hidden subcommand; the core knows no binary).
+    ///
+    /// Every failure is [`Error::Host`], whose message says what could not
+    /// be opened and why, with the whole chain of causes: `cannot create
+    /// DIR: …`, `cannot open the database[ in DIR]: …`, the blob store's
+    /// own message (see [`crate::blobs::OpenError`]), `cannot open the blob
+    /// folder: …`, `cannot start the WebAssembly sandbox: …`.
     pub async fn open(
         data_dir: &std::path::Path,
         database_url: Option<&str>,
         blobs: Option<&str>,
         rating: RatingSystem,
         compiler: CompilerCommand,
-    ) -> anyhow::Result<Core> {
+    ) -> Result<Core> {
         Core::open_with(data_dir, database_url, blobs, rating, DbOptions::default(), compiler).await
     }
 
-    /// [`Core::open`] with the database waited for as `db_options` say.
+    /// [`Core::open`] with the database waited for as `db_options` say
+    /// (failing as [`Core::open`] does).
     pub async fn open_with(
         data_dir: &std::path::Path,
         database_url: Option<&str>,
@@ -59,24 +66,26 @@ impl Core {
         rating: RatingSystem,
         db_options: DbOptions,
         compiler: CompilerCommand,
-    ) -> anyhow::Result<Core> {
-        std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
-        let db = Db::open_with(data_dir, database_url, db_options)
+    ) -> Result<Core> {
+        std::fs::create_dir_all(data_dir)
+            .map_err(|e| Error::host(format_args!("cannot create {}", data_dir.display()), &e))?;
+        let db = Db::open_driver(data_dir, database_url, db_options)
             .await
-            .with_context(|| match database_url {
-                Some(_) => "cannot open the database".to_owned(),
-                None => format!("cannot open the database in {}", data_dir.display()),
+            .map_err(|e| match database_url {
+                Some(_) => Error::host("cannot open the database", &e),
+                None => Error::host(format_args!("cannot open the database in {}", data_dir.display()), &e),
             })?;
         let blobs = match blobs {
-            Some(location) => Blobs::at(location)?,
-            None => Blobs::open(&data_dir.join("blobs")).context("cannot open the blob folder")?,
+            Some(location) => Blobs::at(location).map_err(|e| Error::Host(crate::error::chain(&e)))?,
+            None => Blobs::open(&data_dir.join("blobs")).map_err(|e| Error::host("cannot open the blob folder", &e))?,
         };
         let sandbox_config = SandboxConfig {
             cache_dir: Some(data_dir.join("compiled")),
             compiler,
             ..SandboxConfig::default()
         };
-        let sandbox = Sandbox::new(sandbox_config).context("cannot start the WebAssembly sandbox")?;
+        let sandbox =
+            Sandbox::new(sandbox_config).map_err(|e| Error::host("cannot start the WebAssembly sandbox", &e))?;
         Ok(Core {
             db,
             blobs,

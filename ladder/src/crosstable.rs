@@ -35,7 +35,7 @@ impl Crosstable {
 }
 
 /// Reads tournament `id`'s entrants and matches and adds up the points.
-pub async fn crosstable(pool: &sqlx::AnyPool, id: i64) -> Result<Crosstable, sqlx::Error> {
+pub async fn crosstable(pool: &sqlx::AnyPool, id: i64) -> crate::error::Result<Crosstable> {
     let entries = sqlx::query(
         "SELECT e.version_id, b.name FROM tournament_entries e JOIN versions v ON v.id = e.version_id \
          JOIN bots b ON b.id = v.bot_id WHERE e.tournament_id = $1 ORDER BY b.name_key",

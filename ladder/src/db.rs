@@ -6,6 +6,7 @@
 //! backends share. Each backend keeps its own migrations under
 //! `migrations/`.
 
+use crate::error::{Error, Result};
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, Connection, Transaction};
@@ -77,9 +78,10 @@ pub const WATCH_TIMEOUT: Duration = Duration::from_secs(2);
 /// Why a database is not ready to serve.
 #[derive(Debug, thiserror::Error)]
 pub enum NotReady {
-    /// It does not answer.
-    #[error("the database does not answer: {0}")]
-    Unreachable(sqlx::Error),
+    /// It does not answer (see [`Error::is_unavailable`] for whether it is
+    /// down rather than not a ladder database; [`Error::detail`] says why).
+    #[error("the database does not answer: {}", .0.detail())]
+    Unreachable(Error),
     /// Its schema is older than this binary's.
     #[error("the schema is at migration {applied} but this binary needs {known}")]
     Behind {
@@ -100,8 +102,8 @@ static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrati
 /// Whether `error` means the database cannot be reached now (down,
 /// restarting, refusing connections, no connection free in time) rather
 /// than that a query is wrong: what a client should hear as 503 and a
-/// worker should retry.
-pub fn is_unavailable(error: &sqlx::Error) -> bool {
+/// worker should retry ([`Error::Unavailable`] once converted).
+pub(crate) fn is_unavailable(error: &sqlx::Error) -> bool {
     match error {
         // A server shutting down or starting up may also cut a handshake
         // short ("unexpected response from SSLRequest").
@@ -207,31 +209,45 @@ impl Db {
     /// The database at `url` when given, else (creating it if needed)
     /// `arbiter.db` in `data_dir`: what `serve`, `worker` and `ratings`
     /// open.
-    pub async fn open(data_dir: &Path, url: Option<&str>) -> Result<Db, sqlx::Error> {
+    pub async fn open(data_dir: &Path, url: Option<&str>) -> Result<Db> {
         Db::open_with(data_dir, url, DbOptions::default()).await
     }
 
     /// [`Db::open`] with `options`.
-    pub async fn open_with(data_dir: &Path, url: Option<&str>, options: DbOptions) -> Result<Db, sqlx::Error> {
+    pub async fn open_with(data_dir: &Path, url: Option<&str>, options: DbOptions) -> Result<Db> {
+        Ok(Db::open_driver(data_dir, url, options).await?)
+    }
+
+    /// [`Db::open_with`], failing with the driver's error (whose chain of
+    /// causes [`crate::core::Core::open`] reports in full).
+    pub(crate) async fn open_driver(data_dir: &Path, url: Option<&str>, options: DbOptions) -> Result<Db, sqlx::Error> {
         match url {
-            Some(url) => Db::connect_with(url, options).await,
-            None => Db::connect_with(&sqlite_url(&data_dir.join("arbiter.db")), options).await,
+            Some(url) => Db::connect_driver(url, options).await,
+            None => Db::connect_driver(&sqlite_url(&data_dir.join("arbiter.db")), options).await,
         }
     }
 
     /// Opens (creating if needed) the SQLite database at `path`.
-    pub async fn open_sqlite(path: &Path) -> Result<Db, sqlx::Error> {
+    pub async fn open_sqlite(path: &Path) -> Result<Db> {
         Db::connect(&sqlite_url(path)).await
     }
 
     /// Connects to `url` (`sqlite://…` or `postgres://…`) and brings the
     /// schema up to date.
-    pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
+    pub async fn connect(url: &str) -> Result<Db> {
         Db::connect_with(url, DbOptions::default()).await
     }
 
-    /// [`Db::connect`] with `options`.
-    pub async fn connect_with(url: &str, options: DbOptions) -> Result<Db, sqlx::Error> {
+    /// [`Db::connect`] with `options`. A PostgreSQL server that does not
+    /// answer yet is waited for up to `options.acquire_timeout`; past it,
+    /// or for any other failure, the error is [`Error::Unavailable`] when
+    /// the database cannot be reached and [`Error::Internal`] otherwise.
+    pub async fn connect_with(url: &str, options: DbOptions) -> Result<Db> {
+        Ok(Db::connect_driver(url, options).await?)
+    }
+
+    /// [`Db::connect_with`], failing with the driver's error.
+    async fn connect_driver(url: &str, options: DbOptions) -> Result<Db, sqlx::Error> {
         install_default_drivers();
         let backend = if url.starts_with("postgres") {
             Backend::Postgres
@@ -281,7 +297,7 @@ impl Db {
             up: Arc::new(AtomicBool::new(true)),
             refusal_logged: Arc::default(),
         };
-        db.migrate().await?;
+        db.run_migrations().await?;
         Ok(db)
     }
 
@@ -453,12 +469,17 @@ impl Db {
 
     /// Applies the backend's migrations that are not applied yet, and gives
     /// every ladder a time control.
-    pub async fn migrate(&self) -> Result<(), sqlx::Error> {
+    pub async fn migrate(&self) -> Result<()> {
+        Ok(self.run_migrations().await?)
+    }
+
+    /// [`Db::migrate`], failing with the driver's error.
+    async fn run_migrations(&self) -> Result<(), sqlx::Error> {
         self.migrator()
             .run(&self.pool)
             .await
             .map_err(|e| sqlx::Error::Migrate(Box::new(e)))?;
-        crate::ladders::seed_defaults(self).await
+        crate::ladders::write_defaults(self).await
     }
 
     /// Whether the database answers and has every migration this binary
@@ -468,7 +489,7 @@ impl Db {
         let applied: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
             .fetch_one(&self.pool)
             .await
-            .map_err(NotReady::Unreachable)?;
+            .map_err(|error| NotReady::Unreachable(error.into()))?;
         match applied {
             Some(applied) if applied >= known => Ok(()),
             applied => Err(NotReady::Behind {
@@ -500,7 +521,7 @@ impl Db {
 
     /// A connection for one write statement, held with this process's turn
     /// to write (see [`Db::begin_write`]).
-    pub async fn write_connection(&self) -> Result<Writing<PoolConnection<Any>>, sqlx::Error> {
+    pub async fn write_connection(&self) -> Result<Writing<PoolConnection<Any>>> {
         let turn = self.write_turn().await?;
         Ok(Writing {
             inner: self.pool.acquire().await?,
@@ -513,7 +534,7 @@ impl Db {
     /// the writers of one process queue rather than retry against the
     /// database's lock) and then takes the write lock at once (`BEGIN
     /// IMMEDIATE`), so two writers never deadlock on upgrading a read lock.
-    pub async fn begin_write(&self) -> Result<Writing<Transaction<'static, Any>>, sqlx::Error> {
+    pub async fn begin_write(&self) -> Result<Writing<Transaction<'static, Any>>> {
         let turn = self.write_turn().await?;
         let tx = match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
@@ -571,7 +592,7 @@ impl OwnConnection {
     /// [`Db::begin_write`]) until the returned guard is dropped. Waits for
     /// the connection's other users first, so the turn is never held while
     /// waiting for the connection.
-    pub async fn write(&self) -> Result<OwnWriting<'_>, sqlx::Error> {
+    pub(crate) async fn write(&self) -> Result<OwnWriting<'_>, sqlx::Error> {
         let replace = &self.slot.replace;
         let mut slot = self.slot.connection.lock().await;
         let kept = slot.take().filter(|_| !replace.swap(false, Ordering::Relaxed));
@@ -590,7 +611,7 @@ impl OwnConnection {
 
     /// Replaces the connection at the next [`OwnConnection::write`] if
     /// `error` may have broken it (the database went away).
-    pub fn forget_if_broken(&self, error: &sqlx::Error) {
+    pub(crate) fn forget_if_broken(&self, error: &sqlx::Error) {
         if is_unavailable(error) {
             self.slot.replace.store(true, Ordering::Relaxed);
         }
@@ -667,13 +688,13 @@ impl<T: std::ops::DerefMut<Target = AnyConnection>> std::ops::DerefMut for Writi
 
 impl Writing<Transaction<'static, Any>> {
     /// Commits, then gives the turn to the next writer.
-    pub async fn commit(self) -> Result<(), sqlx::Error> {
-        self.inner.commit().await
+    pub async fn commit(self) -> Result<()> {
+        Ok(self.inner.commit().await?)
     }
 
     /// Rolls back, then gives the turn to the next writer.
-    pub async fn rollback(self) -> Result<(), sqlx::Error> {
-        self.inner.rollback().await
+    pub async fn rollback(self) -> Result<()> {
+        Ok(self.inner.rollback().await?)
     }
 }
 

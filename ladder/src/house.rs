@@ -8,6 +8,7 @@
 
 use crate::core::Core;
 use crate::db::now_ms;
+use crate::error::{Error, Result};
 use crate::versions;
 
 /// The house account's name.
@@ -15,7 +16,7 @@ pub const HOUSE_USER: &str = "house";
 
 /// Registers the house account and the current build of every house bot
 /// (idempotent: run at every start).
-pub async fn seed(core: &Core) -> Result<(), sqlx::Error> {
+pub async fn seed(core: &Core) -> Result<()> {
     let db = &core.db;
     let mut tx = db.begin_write().await?;
     let existing: Option<i64> = sqlx::query_scalar("SELECT id FROM users WHERE name_key = $1")
@@ -41,7 +42,7 @@ pub async fn seed(core: &Core) -> Result<(), sqlx::Error> {
             .blobs
             .run(move |blobs| blobs.put(bot.wasm))
             .await
-            .map_err(|e| sqlx::Error::Protocol(format!("cannot store house bot {}: {e}", bot.name)))?;
+            .map_err(|e| Error::Unavailable(format!("cannot store house bot {}: {e}", bot.name)))?;
         let mut tx = db.begin_write().await?;
         let bot_id = versions::ensure_bot(&mut tx, house_id, bot.name).await?;
         let current: Option<i64> = sqlx::query_scalar("SELECT id FROM versions WHERE bot_id = $1 AND sha256 = $2")

@@ -83,8 +83,13 @@ fn column(value: u64) -> i64 {
 }
 
 /// Gives every ladder the code knows a row with its default time control,
-/// leaving existing rows as they are.
-pub async fn seed_defaults(db: &Db) -> Result<(), sqlx::Error> {
+/// leaving existing rows as they are. Idempotent.
+pub async fn seed_defaults(db: &Db) -> Result<(), Error> {
+    Ok(write_defaults(db).await?)
+}
+
+/// [`seed_defaults`], failing with the driver's error (for the migrations).
+pub(crate) async fn write_defaults(db: &Db) -> Result<(), sqlx::Error> {
     for variant in Variant::ALL {
         write(
             db,
@@ -112,8 +117,9 @@ async fn write(db: &Db, sql: &'static str, variant: Variant, time: TimeControl) 
     Ok(())
 }
 
-/// Every ladder's time control, by ladder name.
-pub async fn time_controls(db: &Db) -> Result<BTreeMap<String, TimeControl>, sqlx::Error> {
+/// Every ladder's time control, by ladder name (rows the code cannot read
+/// are left out).
+pub async fn time_controls(db: &Db) -> Result<BTreeMap<String, TimeControl>, Error> {
     let rows: Vec<(String, i64, i64, i64)> =
         sqlx::query_as("SELECT name, turn_ms, bank_ms, fuel_per_ms FROM ladders ORDER BY name")
             .fetch_all(&db.pool)
@@ -126,8 +132,9 @@ pub async fn time_controls(db: &Db) -> Result<BTreeMap<String, TimeControl>, sql
         .collect())
 }
 
-/// The time control of `variant`'s ladder.
-pub async fn time_control(db: &Db, variant: Variant) -> Result<TimeControl, sqlx::Error> {
+/// The time control of `variant`'s ladder (its default when it has no row
+/// yet).
+pub async fn time_control(db: &Db, variant: Variant) -> Result<TimeControl, Error> {
     let row: Option<(i64, i64, i64)> =
         sqlx::query_as("SELECT turn_ms, bank_ms, fuel_per_ms FROM ladders WHERE name = $1")
             .bind(name(variant))
@@ -141,7 +148,7 @@ pub async fn time_control(db: &Db, variant: Variant) -> Result<TimeControl, sqlx
 /// Sets `variant`'s time control for matches queued from now on; matches
 /// already queued keep the control they were queued with. Returns the
 /// control it replaced.
-pub async fn set_time_control(db: &Db, variant: Variant, time: TimeControl) -> Result<TimeControl, sqlx::Error> {
+pub async fn set_time_control(db: &Db, variant: Variant, time: TimeControl) -> Result<TimeControl, Error> {
     let before = time_control(db, variant).await?;
     write(
         db,

@@ -53,7 +53,7 @@ pub struct NewMatch<'a> {
 /// the ladder's time control as it is now (or `new.budget` at the ladder's
 /// fuel rate): a later change of the ladder's control does not reach it.
 /// Returns the match id.
-pub async fn enqueue(db: &Db, new: &NewMatch<'_>) -> Result<i64, sqlx::Error> {
+pub async fn enqueue(db: &Db, new: &NewMatch<'_>) -> crate::error::Result<i64> {
     let id = insert_match(&db.pool, new).await?;
     wake_workers();
     Ok(id)

@@ -190,7 +190,7 @@ impl<K: Ord + Clone> RatingBook<K> {
 }
 
 /// Gives `version` the starting rating on `ladder` unless it has one.
-pub async fn ensure_row(tx: &mut sqlx::AnyConnection, version: i64, ladder: &str) -> Result<(), sqlx::Error> {
+pub(crate) async fn ensure_row(tx: &mut sqlx::AnyConnection, version: i64, ladder: &str) -> Result<(), sqlx::Error> {
     let start = Rating::default();
     sqlx::query(
         "INSERT INTO ratings (version_id, ladder, rating, deviation, volatility) VALUES ($1, $2, $3, $4, $5) \

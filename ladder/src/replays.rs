@@ -21,6 +21,7 @@
 
 use crate::blobs::{Blobs, compress, sha256_hex};
 use crate::db::Db;
+use crate::error::Error;
 
 /// A compressed replay, ready to be recorded with its match.
 #[derive(Clone, Debug)]
@@ -30,17 +31,6 @@ pub struct StoredReplay {
     /// The compressed bytes, when they go into the `replays` table with the
     /// match; `None` when they are already in the object store.
     pub row: Option<Vec<u8>>,
-}
-
-/// Why a replay cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    /// The `replays` table.
-    #[error("database: {0}")]
-    Db(#[from] sqlx::Error),
-    /// The blob store, or bytes that are not zstd.
-    #[error("replay storage: {0}")]
-    Io(#[from] std::io::Error),
 }
 
 /// Compresses a replay's JSON and, with object storage, stores it there
@@ -64,7 +54,7 @@ pub fn prepare(blobs: &Blobs, json: &[u8]) -> std::io::Result<StoredReplay> {
 
 /// Writes the replay's row, if it has one, with `executor` (the transaction
 /// that records its match). The same bytes twice are stored once.
-pub async fn insert<'e>(
+pub(crate) async fn insert<'e>(
     executor: impl sqlx::Executor<'e, Database = sqlx::Any>,
     replay: &StoredReplay,
 ) -> Result<(), sqlx::Error> {
@@ -81,7 +71,10 @@ pub async fn insert<'e>(
 
 /// The replay JSON stored under `key` (a `matches.replay_sha256`): from the
 /// `replays` table, else from the blob store; `None` if neither has it.
-pub async fn read(db: &Db, blobs: &Blobs, key: &str) -> Result<Option<Vec<u8>>, ReadError> {
+/// A database that cannot be reached, a blob store that fails, or stored
+/// bytes that are not zstd are [`Error::Unavailable`]; any other database
+/// failure is [`Error::Internal`].
+pub async fn read(db: &Db, blobs: &Blobs, key: &str) -> Result<Option<Vec<u8>>, Error> {
     let row: Option<Vec<u8>> = sqlx::query_scalar("SELECT zstd FROM replays WHERE sha256 = $1")
         .bind(key)
         .fetch_optional(&db.pool)

@@ -36,6 +36,7 @@
 
 use crate::core::Core;
 use crate::db::{Backend, Db, now_ms};
+use crate::error::Result;
 use crate::model::{LadderId, MatchKind};
 use sqlx::Row;
 use std::collections::{HashMap, HashSet};
@@ -215,7 +216,7 @@ pub async fn run(core: Core, config: SchedulerConfig, mut stop: watch::Receiver<
                 tracing::debug!(queued, "scheduler queued ranked matches");
                 crate::queue::wake_workers();
             }
-            Err(error) => tracing::warn!(%error, "the scheduler could not queue matches"),
+            Err(error) => tracing::warn!(error = %error.detail(), "the scheduler could not queue matches"),
         }
     }
 }
@@ -249,14 +250,14 @@ pub struct Served {
 
 /// One scheduling pass over every ladder, with no memory of earlier passes.
 /// Returns how many matches it queued.
-pub async fn schedule_once(db: &Db, config: &SchedulerConfig) -> Result<usize, sqlx::Error> {
+pub async fn schedule_once(db: &Db, config: &SchedulerConfig) -> Result<usize> {
     schedule_fairly(db, config, &mut Served::default()).await
 }
 
 /// One scheduling pass. Ladders are served in order of fewest matches in
 /// flight, then longest since they were last served, so the global cap
 /// starves none of them. Returns how many matches it queued.
-pub async fn schedule_fairly(db: &Db, config: &SchedulerConfig, served: &mut Served) -> Result<usize, sqlx::Error> {
+pub async fn schedule_fairly(db: &Db, config: &SchedulerConfig, served: &mut Served) -> Result<usize> {
     let counts = ranked_in_flight(db).await?;
     let mut total: usize = counts.values().sum();
     let mut queued = 0;
@@ -294,7 +295,7 @@ pub async fn schedule_fairly(db: &Db, config: &SchedulerConfig, served: &mut Ser
 }
 
 /// Re-counts and tops up one ladder inside a write transaction.
-async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &LadderId, total: usize) -> Result<usize, sqlx::Error> {
+async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &LadderId, total: usize) -> Result<usize> {
     let mut tx = db.begin_write().await?;
     if db.backend == Backend::Postgres {
         sqlx::query(ADVISORY_KEY).execute(&mut *tx).await?;
@@ -318,7 +319,7 @@ async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &LadderId, total: usi
     let candidates = candidates(&mut tx, ladder.as_str()).await?;
     let pairs = pick_pairs(&candidates, want, now_ms());
     for pair in &pairs {
-        let seed = crate::seed::random_seed().map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
+        let seed = crate::seed::random_seed()?;
         // The low bit of the seed picks who is participant 0.
         let (a, b) = if seed & 1 == 0 {
             (pair.participant, pair.opponent)
@@ -343,7 +344,7 @@ async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &LadderId, total: usi
 
 /// Every version registered for `ladder` that may be scheduled, with its
 /// rating, recent opponent and whether it is busy.
-pub async fn candidates(conn: &mut sqlx::AnyConnection, ladder: &str) -> Result<Vec<Candidate>, sqlx::Error> {
+pub async fn candidates(conn: &mut sqlx::AnyConnection, ladder: &str) -> Result<Vec<Candidate>> {
     let start = crate::ratings::Rating::default();
     let rows = sqlx::query(
         "SELECT v.id, v.bot_id, r.rating, r.deviation, r.wins + r.draws + r.losses, r.last_played_ms \

@@ -6,23 +6,14 @@
 //! the same seed on every platform (a seed is stored with its match, and a
 //! replay is re-run from it).
 
-use crate::error::Error;
+use crate::error::{Error, Result};
 
-/// The operating system gave no randomness, so no seed could be drawn.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("no randomness for a match seed: {0}")]
-pub struct NoRandomness(String);
-
-impl From<NoRandomness> for Error {
-    fn from(error: NoRandomness) -> Error {
-        Error::Internal(error.to_string())
-    }
-}
-
-/// A fresh random match seed, never negative.
-pub fn random_seed() -> Result<i64, NoRandomness> {
+/// A fresh random match seed, never negative. When the operating system
+/// gives no randomness, no seed is drawn: [`Error::Internal`], whose cause
+/// says so ("no randomness for a match seed: …").
+pub fn random_seed() -> Result<i64> {
     let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).map_err(|e| NoRandomness(e.to_string()))?;
+    getrandom::fill(&mut bytes).map_err(|e| Error::Internal(format!("no randomness for a match seed: {e}")))?;
     Ok(seed_from_bytes(bytes))
 }
 

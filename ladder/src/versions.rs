@@ -8,6 +8,7 @@
 use crate::check::{Verdict, check};
 use crate::core::Core;
 use crate::db::now_ms;
+use crate::error::{Error, Result};
 use crate::events::Event;
 use arbiter_games::Variant;
 use sqlx::{AnyConnection, Row};
@@ -17,7 +18,7 @@ use tokio::sync::watch;
 /// The id of the bot called `name` (case-insensitively), created for
 /// `owner` if there is none. It does not check who owns an existing bot:
 /// callers that must, look it up with [`find_bot`] first.
-pub async fn ensure_bot(tx: &mut AnyConnection, owner: i64, name: &str) -> Result<i64, sqlx::Error> {
+pub async fn ensure_bot(tx: &mut AnyConnection, owner: i64, name: &str) -> Result<i64> {
     let key = name.to_lowercase();
     if let Some(id) = sqlx::query_scalar::<_, i64>("SELECT id FROM bots WHERE name_key = $1")
         .bind(&key)
@@ -26,22 +27,26 @@ pub async fn ensure_bot(tx: &mut AnyConnection, owner: i64, name: &str) -> Resul
     {
         return Ok(id);
     }
-    sqlx::query_scalar("INSERT INTO bots (owner_id, name, name_key, created_ms) VALUES ($1, $2, $3, $4) RETURNING id")
-        .bind(owner)
-        .bind(name)
-        .bind(key)
-        .bind(now_ms())
-        .fetch_one(&mut *tx)
-        .await
+    Ok(sqlx::query_scalar(
+        "INSERT INTO bots (owner_id, name, name_key, created_ms) VALUES ($1, $2, $3, $4) RETURNING id",
+    )
+    .bind(owner)
+    .bind(name)
+    .bind(key)
+    .bind(now_ms())
+    .fetch_one(&mut *tx)
+    .await?)
 }
 
 /// A bot's id and owner, by name (case-insensitive).
-pub async fn find_bot(tx: &mut AnyConnection, name: &str) -> Result<Option<(i64, i64)>, sqlx::Error> {
+pub async fn find_bot(tx: &mut AnyConnection, name: &str) -> Result<Option<(i64, i64)>> {
     let row = sqlx::query("SELECT id, owner_id FROM bots WHERE name_key = $1")
         .bind(name.to_lowercase())
         .fetch_optional(&mut *tx)
         .await?;
-    row.map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).transpose()
+    Ok(row
+        .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?)))
+        .transpose()?)
 }
 
 /// Adds a version (number = the bot's last + 1) in `status`, with its
@@ -53,7 +58,7 @@ pub async fn insert_version(
     size: usize,
     ladders: &[String],
     status: &str,
-) -> Result<i64, sqlx::Error> {
+) -> Result<i64> {
     let number: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE bot_id = $1")
         .bind(bot_id)
         .fetch_one(&mut *tx)
@@ -84,7 +89,7 @@ pub async fn insert_version(
 
 /// Makes a checked version active: retires the bot's other active versions
 /// and gives it a starting rating on each of its ladders.
-pub async fn activate(tx: &mut AnyConnection, version_id: i64) -> Result<(), sqlx::Error> {
+pub async fn activate(tx: &mut AnyConnection, version_id: i64) -> Result<()> {
     let now = now_ms();
     sqlx::query(
         "UPDATE versions SET status = 'retired' WHERE status = 'active' \
@@ -109,8 +114,11 @@ pub async fn activate(tx: &mut AnyConnection, version_id: i64) -> Result<(), sql
 }
 
 /// Checks one `checking` version and records the verdict. Host failures
-/// leave it `checking` (it is tried again later).
-pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
+/// leave it `checking` (it is tried again later) and are returned: a
+/// module missing from the blob store is [`Error::Unavailable`], a failing
+/// sandbox [`Error::Host`]. A version that is not `checking` is left as it
+/// is.
+pub async fn check_one(core: &Core, version_id: i64) -> Result<()> {
     let row = sqlx::query(
         "SELECT v.sha256, v.ladders, b.name FROM versions v JOIN bots b ON b.id = v.bot_id \
          WHERE v.id = $1 AND v.status = 'checking'",
@@ -120,7 +128,8 @@ pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
     .await?;
     let Some(row) = row else { return Ok(()) };
     let sha256: String = row.try_get(0)?;
-    let ladders: Vec<String> = serde_json::from_str(&row.try_get::<String, _>(1)?)?;
+    let ladders: Vec<String> =
+        serde_json::from_str(&row.try_get::<String, _>(1)?).map_err(|e| Error::Internal(e.to_string()))?;
     let name: String = row.try_get(2)?;
     // Each ladder's own control: the smoke match gives a game's first move
     // the ladder's per-move cap.
@@ -128,15 +137,15 @@ pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
     let blobs = core.blobs.clone();
     let sandbox = core.sandbox.clone();
     let started = std::time::Instant::now();
-    let verdict = tokio::task::spawn_blocking(move || -> anyhow::Result<Verdict> {
+    let verdict = tokio::task::spawn_blocking(move || -> Result<Verdict> {
         let wasm = blobs
             .get(&sha256)?
-            .ok_or_else(|| anyhow::anyhow!("module {sha256} is missing from the blob store"))?;
+            .ok_or_else(|| Error::Unavailable(format!("module {sha256} is missing from the blob store")))?;
         // Smoke-test on every ladder the author ticked: a bot that works on
         // one mode may crash on another.
         let mut last = None;
         for ladder in &ladders {
-            let variant: Variant = ladder.parse()?;
+            let variant: Variant = ladder.parse().map_err(|e| Error::Internal(format!("{e}")))?;
             let control = controls
                 .get(&crate::ladders::name(variant))
                 .copied()
@@ -150,10 +159,10 @@ pub async fn check_one(core: &Core, version_id: i64) -> anyhow::Result<()> {
             }
             last = Some(verdict);
         }
-        last.ok_or_else(|| anyhow::anyhow!("the version names no ladder"))
+        last.ok_or_else(|| Error::Internal("the version names no ladder".to_owned()))
     })
     .await
-    .map_err(anyhow::Error::from)
+    .map_err(|e| Error::Internal(e.to_string()))
     .and_then(|verdict| verdict)
     .inspect_err(|_| core.metrics.check_finished("error", started.elapsed()))?;
     let took = started.elapsed();
@@ -206,7 +215,7 @@ pub async fn run_checker(core: Core, mut stop: watch::Receiver<bool>) {
             Ok(ids) => {
                 for id in ids {
                     if let Err(error) = check_one(&core, id).await {
-                        tracing::warn!(version = id, %error, "checking a version failed; will retry");
+                        tracing::warn!(version = id, error = %error.detail(), "checking a version failed; will retry");
                     }
                 }
             }

@@ -51,7 +51,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         match command {
             Command::List { database } => {
                 let db = open(&database).await?;
-                for (name, time) in ladders::time_controls(&db).await? {
+                for (name, time) in ladders::time_controls(&db).await.map_err(super::ladder_error)? {
                     println!("{name:<20} {time}");
                 }
             }
@@ -76,6 +76,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
 async fn open(database: &Database) -> anyhow::Result<Db> {
     Db::open(&database.data, database.database_url.as_deref())
         .await
+        .map_err(super::ladder_error)
         .context("cannot open the database")
 }
 

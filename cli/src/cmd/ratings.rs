@@ -1,7 +1,8 @@
 //! `arbiter ratings`: rating maintenance.
 
+use super::ladder_error;
 use anyhow::bail;
-use arbiter_ladder::db::{Db, NotReady, is_unavailable};
+use arbiter_ladder::db::{Db, NotReady};
 use arbiter_ladder::ratings::fitted::compare_all;
 use arbiter_ladder::ratings::{RatingSystem, Recomputation, recompute_all};
 use std::path::PathBuf;
@@ -53,18 +54,21 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         let at = db.describe();
         match db.schema_current().await {
             Ok(()) => {}
-            Err(NotReady::Unreachable(error)) if is_unavailable(&error) => {
-                bail!("cannot reach {at}: {error}")
+            Err(NotReady::Unreachable(error)) if error.is_unavailable() => {
+                bail!("cannot reach {at}: {}", error.detail())
             }
             Err(NotReady::Unreachable(error)) => {
-                bail!("no ladder schema in {at} ({error}): nothing to compare; is --data or DATABASE_URL right?")
+                bail!(
+                    "no ladder schema in {at} ({}): nothing to compare; is --data or DATABASE_URL right?",
+                    error.detail()
+                )
             }
             Err(NotReady::Behind { applied, known }) => bail!(
                 "{at} is at migration {applied} but this binary needs {known}: \
                  start `arbiter serve` on it once to migrate it, then recompute"
             ),
         }
-        let report = recompute_all(&db, rating).await?;
+        let report = recompute_all(&db, rating).await.map_err(ladder_error)?;
         if report.matches == 0 {
             bail!("no rated match in {at}: nothing to compare");
         }

@@ -96,7 +96,7 @@ async fn ready(State(state): State<AppState>) -> Response {
         Ok(Err(NotReady::Unreachable(error))) => {
             // The details (addresses, drivers) are for the log only, and
             // the outage itself is logged once by `Db::watch`, not per probe.
-            tracing::debug!(%error, "readiness probe failed");
+            tracing::debug!(error = %error.detail(), "readiness probe failed");
             "the database does not answer".to_string()
         }
         Err(_) => format!("the database did not answer within {} s", READY_TIMEOUT.as_secs()),

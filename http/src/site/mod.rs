@@ -311,12 +311,6 @@ impl From<Error> for SiteError {
     }
 }
 
-impl From<sqlx::Error> for SiteError {
-    fn from(error: sqlx::Error) -> SiteError {
-        SiteError::from(ApiError::from(error))
-    }
-}
-
 #[derive(Template)]
 #[template(path = "error.html", config = "../web/askama.toml")]
 struct ErrorPage {

@@ -54,12 +54,12 @@ pub struct Recomputation {
 /// the stored ratings that differ from the result (none, if the table is
 /// consistent with the log). Rows without rated matches must hold the
 /// starting rating.
-pub async fn recompute(db: &Db, system: RatingSystem) -> Result<Vec<Difference>, sqlx::Error> {
+pub async fn recompute(db: &Db, system: RatingSystem) -> crate::error::Result<Vec<Difference>> {
     Ok(recompute_all(db, system).await?.differences)
 }
 
 /// [`recompute`], also saying how much it compared. Only reads.
-pub async fn recompute_all(db: &Db, system: RatingSystem) -> Result<Recomputation, sqlx::Error> {
+pub async fn recompute_all(db: &Db, system: RatingSystem) -> crate::error::Result<Recomputation> {
     let log =
         sqlx::query("SELECT ladder, a_version, b_version, winner FROM matches WHERE rated = 1 ORDER BY rated_seq, id")
             .fetch_all(&db.pool)
