@@ -42,7 +42,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-#[path = "../../../ladder/tests/support/pg.rs"]
+#[path = "../../../server/ladder/tests/support/pg.rs"]
 mod pg;
 #[allow(unused_imports, reason = "each test binary uses a part of the PostgreSQL helper")]
 pub use pg::{PgDatabase, TEST_PG_URL, with_database};

@@ -17,32 +17,32 @@ const ASSETS: &[Asset] = &[
     Asset {
         name: "style.css",
         content_type: "text/css; charset=utf-8",
-        bytes: include_bytes!("../../../web/static/style.css"),
+        bytes: include_bytes!("../../../../web/static/style.css"),
     },
     Asset {
         name: "site.js",
         content_type: "text/javascript; charset=utf-8",
-        bytes: include_bytes!("../../../web/static/site.js"),
+        bytes: include_bytes!("../../../../web/static/site.js"),
     },
     Asset {
         name: "replay.js",
         content_type: "text/javascript; charset=utf-8",
-        bytes: include_bytes!("../../../web/static/replay.js"),
+        bytes: include_bytes!("../../../../web/static/replay.js"),
     },
     Asset {
         name: "othello.js",
         content_type: "text/javascript; charset=utf-8",
-        bytes: include_bytes!("../../../web/static/othello.js"),
+        bytes: include_bytes!("../../../../web/static/othello.js"),
     },
     Asset {
         name: "skirmish.js",
         content_type: "text/javascript; charset=utf-8",
-        bytes: include_bytes!("../../../web/static/skirmish.js"),
+        bytes: include_bytes!("../../../../web/static/skirmish.js"),
     },
     Asset {
         name: "favicon.svg",
         content_type: "image/svg+xml",
-        bytes: include_bytes!("../../../web/static/favicon.svg"),
+        bytes: include_bytes!("../../../../web/static/favicon.svg"),
     },
 ];
 

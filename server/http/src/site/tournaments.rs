@@ -35,7 +35,7 @@ impl TournamentRow {
 }
 
 #[derive(Template)]
-#[template(path = "tournaments.html", config = "../web/askama.toml")]
+#[template(path = "tournaments.html", config = "../../web/askama.toml")]
 struct ListPage {
     nav: Nav,
     title: String,
@@ -72,7 +72,7 @@ struct CrossRow {
 }
 
 #[derive(Template)]
-#[template(path = "tournament.html", config = "../web/askama.toml")]
+#[template(path = "tournament.html", config = "../../web/askama.toml")]
 struct TournamentPage {
     nav: Nav,
     title: String,

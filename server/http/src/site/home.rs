@@ -19,7 +19,7 @@ struct LadderCard {
 }
 
 #[derive(Template)]
-#[template(path = "home.html", config = "../web/askama.toml")]
+#[template(path = "home.html", config = "../../web/askama.toml")]
 struct HomePage {
     nav: Nav,
     title: String,
@@ -147,7 +147,7 @@ pub fn sparkline(values: &[f64], width: f64, height: f64) -> String {
 }
 
 #[derive(Template)]
-#[template(path = "ladder.html", config = "../web/askama.toml")]
+#[template(path = "ladder.html", config = "../../web/askama.toml")]
 struct LadderPage {
     nav: Nav,
     title: String,
@@ -162,7 +162,7 @@ struct LadderPage {
 }
 
 #[derive(Template)]
-#[template(path = "ladder_rows.html", config = "../web/askama.toml")]
+#[template(path = "ladder_rows.html", config = "../../web/askama.toml")]
 struct LadderRows {
     rows: Vec<BoardRow>,
 }

@@ -22,7 +22,7 @@ struct ExecutableLink {
 }
 
 #[derive(Template)]
-#[template(path = "guide.html", config = "../web/askama.toml")]
+#[template(path = "guide.html", config = "../../web/askama.toml")]
 struct GuidePage {
     nav: Nav,
     title: String,

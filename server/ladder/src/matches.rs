@@ -641,7 +641,7 @@ mod tests {
     /// worker has always written (`json!` objects: keys in name order).
     #[test]
     fn game_finishes_are_the_stored_reasons_column() {
-        let replay = Replay::from_json(include_bytes!("../../referee/tests/replays/skirmish.json")).expect("replay");
+        let replay = Replay::from_json(include_bytes!("../../../referee/tests/replays/skirmish.json")).expect("replay");
         let finishes = GameFinish::of_replay(&replay);
         // The short rush bot (participant 1) stops making sense in both games:
         // on side 1 in game 0, on side 0 in game 1.

@@ -96,8 +96,8 @@ pub enum NotReady {
 /// (SQLite; nothing on PostgreSQL).
 type WriteTurn = Option<tokio::sync::OwnedMutexGuard<()>>;
 
-static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
-static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations/postgres");
 
 /// Whether `error` means the database cannot be reached now (down,
 /// restarting, refusing connections, no connection free in time) rather

@@ -68,7 +68,7 @@ struct LogView {
 }
 
 #[derive(Template)]
-#[template(path = "match.html", config = "../web/askama.toml")]
+#[template(path = "match.html", config = "../../web/askama.toml")]
 struct MatchPage {
     nav: Nav,
     title: String,

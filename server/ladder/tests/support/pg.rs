@@ -4,9 +4,9 @@
 //! `arbiter_test_<random>` and dropped (`WITH (FORCE)`) when the
 //! [`PgDatabase`] is.
 //!
-//! Shared by the test harnesses of `arbiter-ladder` (`ladder/tests`) and of
+//! Shared by the test harnesses of `arbiter-ladder` (`server/ladder/tests`) and of
 //! the `arbiter` binary (`cli/tests`), which includes this file with
-//! `#[path = "../../../ladder/tests/support/pg.rs"] mod pg;`. It needs
+//! `#[path = "../../../server/ladder/tests/support/pg.rs"] mod pg;`. It needs
 //! `sqlx` (with `postgres`), `tokio` and `getrandom`, which both crates
 //! have.
 

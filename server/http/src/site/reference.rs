@@ -75,7 +75,7 @@ struct Schema {
 }
 
 #[derive(Template)]
-#[template(path = "api_reference.html", config = "../web/askama.toml")]
+#[template(path = "api_reference.html", config = "../../web/askama.toml")]
 struct ReferencePage {
     nav: Nav,
     title: String,

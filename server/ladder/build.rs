@@ -2,5 +2,5 @@
 //! `sqlx::migrate!`).
 
 fn main() {
-    println!("cargo:rerun-if-changed=../migrations");
+    println!("cargo:rerun-if-changed=../../migrations");
 }

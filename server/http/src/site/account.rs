@@ -51,7 +51,7 @@ pub struct NextQuery {
 }
 
 #[derive(Template)]
-#[template(path = "signin.html", config = "../web/askama.toml")]
+#[template(path = "signin.html", config = "../../web/askama.toml")]
 struct SignPage {
     nav: Nav,
     title: String,
@@ -120,7 +120,7 @@ struct MyBot {
 }
 
 #[derive(Template)]
-#[template(path = "account.html", config = "../web/askama.toml")]
+#[template(path = "account.html", config = "../../web/askama.toml")]
 struct AccountPage {
     nav: Nav,
     title: String,
@@ -183,7 +183,7 @@ async fn account_page(state: &AppState, viewer: &Viewer, token: Option<String>) 
 }
 
 #[derive(Template)]
-#[template(path = "upload.html", config = "../web/askama.toml")]
+#[template(path = "upload.html", config = "../../web/askama.toml")]
 struct UploadPage {
     nav: Nav,
     title: String,
@@ -263,7 +263,7 @@ pub(super) async fn upload_page(
 }
 
 #[derive(Template)]
-#[template(path = "challenge.html", config = "../web/askama.toml")]
+#[template(path = "challenge.html", config = "../../web/askama.toml")]
 struct ChallengePage {
     nav: Nav,
     title: String,

@@ -102,7 +102,7 @@ struct HeadToHead {
 }
 
 #[derive(Template)]
-#[template(path = "bot.html", config = "../web/askama.toml")]
+#[template(path = "bot.html", config = "../../web/askama.toml")]
 struct BotPage {
     nav: Nav,
     title: String,

@@ -312,7 +312,7 @@ impl From<Error> for SiteError {
 }
 
 #[derive(Template)]
-#[template(path = "error.html", config = "../web/askama.toml")]
+#[template(path = "error.html", config = "../../web/askama.toml")]
 struct ErrorPage {
     nav: Nav,
     title: String,
