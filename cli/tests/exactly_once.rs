@@ -1077,18 +1077,32 @@ async fn faults_scenario() {
     };
     reaper.0.push(ladder.spawn_worker_process("worker-3.log"));
 
-    wait_for(Duration::from_secs(60), "two running matches", || async {
-        let running = ladder
-            .scalar("SELECT COUNT(*) FROM matches WHERE status = 'running'")
-            .await;
-        (running >= 2).then_some(())
-    })
+    // A match on its last attempt (both kills hit it) would lose its lease
+    // in the outage (longer than the lease) and be given up as `failed`, as
+    // a vanished holder's would be: the restart waits until none is running
+    // or queued for it, so that every match must finish.
+    let last_attempt = worker::DEFAULT_MAX_ATTEMPTS;
+    wait_for(
+        Duration::from_secs(120),
+        "two running matches, none on its last attempt",
+        || async {
+            let running = ladder
+                .scalar("SELECT COUNT(*) FROM matches WHERE status = 'running'")
+                .await;
+            let on_last: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM matches WHERE (status = 'running' AND attempts >= $1) \
+                 OR (status = 'queued' AND attempts >= $2)",
+            )
+            .bind(last_attempt)
+            .bind(last_attempt - 1)
+            .fetch_one(&db.pool)
+            .await
+            .ok()?;
+            (running >= 2 && on_last == 0).then_some(())
+        },
+    )
     .await;
-    // A match on its last attempt loses its lease in the outage (longer
-    // than the lease) and is then given up as `failed`, as a vanished
-    // holder's would be; every other match running now must finish.
-    let running: Vec<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE status = 'running' AND attempts < $1")
-        .bind(worker::DEFAULT_MAX_ATTEMPTS)
+    let running: Vec<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE status = 'running'")
         .fetch_all(&db.pool)
         .await
         .expect("running");
