@@ -5,7 +5,7 @@ mod support;
 
 use arbiter_ladder::db::Db;
 use arbiter_ladder::scheduler::{
-    Candidate, PLACEMENT_MATCHES, Pairing, SchedulerConfig, Served, pick_pairs, schedule_fairly, schedule_once,
+    Candidate, Pairing, SchedulerConfig, Served, pick_pairs, rank_window, schedule_fairly, schedule_once,
 };
 use std::collections::HashSet;
 use support::PgDatabase;
@@ -33,108 +33,84 @@ fn pair(participant: i64, opponent: i64) -> Pairing {
 }
 
 #[test]
-fn placement_versions_are_scheduled_first_fewest_matches_first() {
+fn the_participant_has_the_fewest_matches_then_has_waited_longest() {
     let mut fresh = candidate(1, 1500.0);
     fresh.matches = 3;
-    fresh.deviation = 200.0;
     let mut newest = candidate(2, 1500.0);
     newest.matches = 0;
-    newest.deviation = 350.0;
-    // Established but idle for long with a high deviation: still after
-    // placement.
+    // Established and idle for long: still after those with fewer matches.
     let mut stale = candidate(3, 1500.0);
-    stale.deviation = 300.0;
     stale.last_played_ms = None;
-    let pairs = pick_pairs(&[candidate(4, 1500.0), stale, fresh, newest], 1, NOW);
+    let mut all = [candidate(4, 1500.0), stale, fresh, newest];
+    let pairs = pick_pairs(&all, 1, NOW);
     assert_eq!(pairs.len(), 1);
     assert_eq!(pairs[0].participant, 2, "{pairs:?}");
-    const { assert!(PLACEMENT_MATCHES > 3) };
-}
+    all[3].busy = true;
+    let pairs = pick_pairs(&all, 1, NOW);
+    assert_eq!(pairs[0].participant, 1, "then the next fewest: {pairs:?}");
 
-#[test]
-fn among_established_versions_high_deviation_and_idle_time_come_first() {
-    let mut uncertain = candidate(1, 1500.0);
-    uncertain.deviation = 300.0;
+    let mut recent = candidate(1, 1500.0);
+    recent.last_played_ms = Some(NOW - 1_000);
     let mut idle = candidate(2, 1500.0);
     idle.last_played_ms = Some(NOW - 3_600_000);
-    let busy_recent = candidate(3, 1500.0);
-    let pairs = pick_pairs(&[busy_recent.clone(), idle.clone(), uncertain.clone()], 1, NOW);
+    let pairs = pick_pairs(&[recent, idle, candidate(3, 1500.0)], 1, NOW);
     assert_eq!(
-        pairs[0].participant, 1,
-        "deviation 300 beats an hour idle (60 + 200): {pairs:?}"
-    );
-    uncertain.deviation = 60.0;
-    let pairs = pick_pairs(&[busy_recent, idle, uncertain], 1, NOW);
-    assert_eq!(pairs[0].participant, 2, "{pairs:?}");
-}
-
-#[test]
-fn the_opponent_is_the_nearest_window_and_it_widens_when_none_is_free() {
-    let mut me = candidate(1, 1500.0);
-    me.matches = 0;
-    let near = candidate(2, 1540.0);
-    let middle = candidate(3, 1590.0);
-    let far = candidate(4, 1690.0);
-    let very_far = candidate(5, 2600.0);
-    let all = [me.clone(), near.clone(), middle.clone(), far.clone(), very_far.clone()];
-    assert_eq!(pick_pairs(&all, 1, NOW), [pair(1, 2)]);
-    let mut near_busy = near.clone();
-    near_busy.busy = true;
-    assert_eq!(
-        pick_pairs(&[me.clone(), near_busy, middle, far.clone(), very_far.clone()], 1, NOW),
-        [pair(1, 3)],
-        "±100"
-    );
-    assert_eq!(
-        pick_pairs(&[me.clone(), far, very_far.clone()], 1, NOW),
-        [pair(1, 4)],
-        "±200"
-    );
-    assert_eq!(pick_pairs(&[me, very_far], 1, NOW), [pair(1, 5)], "anyone at last");
-}
-
-#[test]
-fn within_a_window_the_longest_idle_opponent_is_chosen() {
-    let mut me = candidate(1, 1500.0);
-    me.matches = 0;
-    let mut nearest_but_recent = candidate(2, 1510.0);
-    nearest_but_recent.last_played_ms = Some(NOW - 1_000);
-    let mut idle = candidate(3, 1540.0);
-    idle.last_played_ms = Some(NOW - 600_000);
-    let outside = candidate(4, 1580.0);
-    assert_eq!(
-        pick_pairs(&[me, nearest_but_recent, idle, outside], 1, NOW),
-        [pair(1, 3)]
+        pairs[0].participant, 2,
+        "equal matches: the one idle longest: {pairs:?}"
     );
 }
 
-/// A version far ahead of its ladder in matches yields to one as
-/// uncertain that is not: the weakest bot, whose lopsided matches keep its
-/// deviation high, used to be picked nearly every time.
-#[test]
-fn a_version_ahead_in_matches_yields_to_an_equally_uncertain_one() {
-    let mut hog = candidate(1, 1000.0);
-    hog.matches = 250;
-    hog.deviation = 66.0;
-    let mut fair = candidate(2, 1500.0);
-    fair.matches = 50;
-    fair.deviation = 62.0;
-    let others: Vec<Candidate> = (3..8).map(|i| candidate(i, 1500.0)).collect();
-    let mut all = vec![hog, fair];
-    all.extend(others);
-    let pairs = pick_pairs(&all, 1, NOW);
-    assert_eq!(pairs[0].participant, 2, "{pairs:?}");
+/// Ratings 1500 + 10·id: the order by rating is the reverse of the ids.
+fn ladder(versions: i64) -> Vec<Candidate> {
+    (1..=versions)
+        .map(|id| candidate(id, 1500.0 + 10.0 * id as f64))
+        .collect()
 }
 
 #[test]
-fn an_immediate_rematch_is_avoided_unless_no_one_else_is_free() {
+fn the_opponent_is_drawn_within_the_rank_window() {
+    assert_eq!(rank_window(5), 3, "at least 3 places");
+    assert_eq!(rank_window(100), 10, "a tenth of the pool");
+    // 100 versions: version 50 (rank 50 of 100) meets versions 40..=60.
+    let mut all = ladder(100);
+    all[49].matches = 0;
+    let mut opponents = HashSet::new();
+    for minute in 0..400 {
+        let pairs = pick_pairs(&all, 1, NOW + minute * 60_000);
+        assert_eq!(pairs.len(), 1);
+        assert_eq!(pairs[0].participant, 50, "{pairs:?}");
+        opponents.insert(pairs[0].opponent);
+    }
+    let expected: HashSet<i64> = (40..=60).filter(|&id| id != 50).collect();
+    assert_eq!(opponents, expected, "every version within 10 places, and only those");
+}
+
+#[test]
+fn with_no_one_free_nearby_the_nearest_rating_plays() {
+    let mut all = ladder(20);
+    all[0].matches = 0;
+    // Version 1 is last by rating; its window (3 places: 2, 3, 4) is busy.
+    for c in &mut all[1..4] {
+        c.busy = true;
+    }
+    assert_eq!(pick_pairs(&all, 1, NOW), [pair(1, 5)]);
+}
+
+#[test]
+fn an_immediate_rematch_is_avoided_unless_no_one_else_near_is_free() {
     let mut me = candidate(1, 1500.0);
     me.matches = 0;
     me.last_opponent = Some(2);
     let mut last = candidate(2, 1500.0);
     last.last_opponent = Some(1);
-    let far = candidate(3, 2400.0);
-    assert_eq!(pick_pairs(&[me.clone(), last.clone(), far], 1, NOW), [pair(1, 3)]);
+    let other = candidate(3, 1500.0);
+    for minute in 0..50 {
+        let now = NOW + minute * 60_000;
+        assert_eq!(
+            pick_pairs(&[me.clone(), last.clone(), other.clone()], 1, now),
+            [pair(1, 3)]
+        );
+    }
     assert_eq!(
         pick_pairs(&[me, last], 1, NOW),
         [pair(1, 2)],

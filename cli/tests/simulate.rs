@@ -291,8 +291,7 @@ fn the_scheduler_holds_its_own_on_held_out_seeds() {
         "placement: ours {ours:?}, round-robin {round_robin:?}"
     );
     // The most matches of a bot, averaged over runs, against the average
-    // bot's (in the worst single run it reaches about 1.56: see
-    // docs/spec/ladder.md).
+    // bot's.
     let average = 2.0 * settings.matches as f64 / (settings.bots + settings.arrivals) as f64;
     assert!(
         ours.games.1 <= 1.5 * average,
