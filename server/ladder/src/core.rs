@@ -69,11 +69,15 @@ impl Core {
     ) -> Result<Core> {
         std::fs::create_dir_all(data_dir)
             .map_err(|e| Error::host(format_args!("cannot create {}", data_dir.display()), &e))?;
-        let db = Db::open_driver(data_dir, database_url, db_options)
+        let db = Db::open_with(data_dir, database_url, db_options)
             .await
             .map_err(|e| match database_url {
-                Some(_) => Error::host("cannot open the database", &e),
-                None => Error::host(format_args!("cannot open the database in {}", data_dir.display()), &e),
+                Some(_) => Error::Host(format!("cannot open the database: {}", e.detail())),
+                None => Error::Host(format!(
+                    "cannot open the database in {}: {}",
+                    data_dir.display(),
+                    e.detail()
+                )),
             })?;
         let blobs = match blobs {
             Some(location) => Blobs::at(location).map_err(|e| Error::Host(crate::error::chain(&e)))?,

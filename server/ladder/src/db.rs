@@ -215,15 +215,9 @@ impl Db {
 
     /// [`Db::open`] with `options`.
     pub async fn open_with(data_dir: &Path, url: Option<&str>, options: DbOptions) -> Result<Db> {
-        Ok(Db::open_driver(data_dir, url, options).await?)
-    }
-
-    /// [`Db::open_with`], failing with the driver's error (whose chain of
-    /// causes [`crate::core::Core::open`] reports in full).
-    pub(crate) async fn open_driver(data_dir: &Path, url: Option<&str>, options: DbOptions) -> Result<Db, sqlx::Error> {
         match url {
-            Some(url) => Db::connect_driver(url, options).await,
-            None => Db::connect_driver(&sqlite_url(&data_dir.join("arbiter.db")), options).await,
+            Some(url) => Db::connect_with(url, options).await,
+            None => Db::connect_with(&sqlite_url(&data_dir.join("arbiter.db")), options).await,
         }
     }
 
