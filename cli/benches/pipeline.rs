@@ -196,7 +196,7 @@ fn setting(name: &str, default: usize) -> usize {
 /// A sandbox whose compiler child is the `arbiter` binary.
 fn sandbox(cache_dir: Option<&Path>) -> Sandbox {
     Sandbox::new(SandboxConfig {
-        compiler: CompilerCommand::new(ARBITER, [arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND]),
+        compiler: CompilerCommand::embedded_in(ARBITER),
         cache_dir: cache_dir.map(Path::to_path_buf),
         ..SandboxConfig::default()
     })

@@ -91,7 +91,7 @@ impl Ladder {
 
     async fn on(dir: tempfile::TempDir, db: Db, pg: Option<PgDatabase>) -> Ladder {
         let sandbox = Sandbox::new(SandboxConfig {
-            compiler: CompilerCommand::new(ARBITER, [arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND]),
+            compiler: CompilerCommand::embedded_in(ARBITER),
             cache_dir: Some(dir.path().join("compiled")),
             ..SandboxConfig::default()
         })

@@ -70,10 +70,7 @@ fn cache_dir() -> &'static Path {
 
 fn config() -> SandboxConfig {
     SandboxConfig {
-        compiler: CompilerCommand::new(
-            env!("CARGO_BIN_EXE_arbiter"),
-            [arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND],
-        ),
+        compiler: CompilerCommand::embedded_in(env!("CARGO_BIN_EXE_arbiter")),
         cache_dir: Some(cache_dir().to_path_buf()),
         instance_slots: 24,
         ..SandboxConfig::default()

@@ -41,10 +41,7 @@ fn sandbox() -> &'static Sandbox {
         let _ = std::fs::remove_dir_all(&cache);
         std::fs::create_dir_all(&cache).expect("the target folder is writable");
         Sandbox::new(SandboxConfig {
-            compiler: CompilerCommand::new(
-                env!("CARGO_BIN_EXE_arbiter"),
-                [arbiter_sandbox::EMBEDDED_COMPILER_SUBCOMMAND],
-            ),
+            compiler: CompilerCommand::embedded_in(env!("CARGO_BIN_EXE_arbiter")),
             cache_dir: Some(cache),
             instance_slots: 16,
             ..SandboxConfig::default()
