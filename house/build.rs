@@ -64,7 +64,9 @@ fn main() {
     assert!(status.success(), "building the house bots for {TARGET} failed");
 
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let mut code = String::from("/// Every house bot, in name order.\npub const ALL: &[HouseBot] = &[\n");
+    let mut code = String::from(
+        "/// Every house bot, in name order (a `static`: one copy of each module in\n/// the executable, where a `const` is copied into every use).\npub static ALL: &[HouseBot] = &[\n",
+    );
     for name in &bins {
         let wasm = target_dir.join(TARGET).join(PROFILE).join(format!("{name}.wasm"));
         assert!(wasm.exists(), "{} was not built", wasm.display());

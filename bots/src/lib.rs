@@ -88,7 +88,8 @@ pub fn answerer(name: &str, rng: Rng) -> Option<Answerer> {
 }
 
 /// Runs the house bot `name` over stdin and stdout, seeded by the host: the
-/// `main` of every binary in `src/bin/`.
+/// command line's `house-bot` (each binary in `src/bin/` names its own
+/// strategy instead, so that its module holds only that bot).
 pub fn run(name: &str) {
     match answerer(name, Rng::from_host()) {
         Some(reply) => arbiter_sdk::serve(reply),

@@ -1,5 +1,9 @@
-//! House bot `othello-ab-strong` (see the crate docs).
+//! House bot `othello-ab-strong` (see the crate docs). It names its strategy directly,
+//! so the module holds that bot's code only.
+
+use arbiter_sdk::othello;
 
 fn main() {
-    arbiter_bots::run("othello-ab-strong");
+    let mut bot = arbiter_bots::othello::AlphaBeta::strong();
+    arbiter_sdk::serve(move |line: &str| othello::answer(&mut bot, line));
 }

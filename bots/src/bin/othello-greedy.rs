@@ -1,5 +1,9 @@
-//! House bot `othello-greedy` (see the crate docs).
+//! House bot `othello-greedy` (see the crate docs). It names its strategy directly,
+//! so the module holds that bot's code only.
+
+use arbiter_sdk::{Rng, othello};
 
 fn main() {
-    arbiter_bots::run("othello-greedy");
+    let mut bot = arbiter_bots::othello::Greedy(Rng::from_host());
+    arbiter_sdk::serve(move |line: &str| othello::answer(&mut bot, line));
 }

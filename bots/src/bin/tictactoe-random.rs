@@ -1,5 +1,9 @@
-//! House bot `tictactoe-random` (see the crate docs).
+//! House bot `tictactoe-random` (see the crate docs). It names its strategy directly,
+//! so the module holds that bot's code only.
+
+use arbiter_sdk::{Rng, tictactoe};
 
 fn main() {
-    arbiter_bots::run("tictactoe-random");
+    let mut bot = arbiter_bots::tictactoe::Random(Rng::from_host());
+    arbiter_sdk::serve(move |line: &str| tictactoe::answer(&mut bot, line));
 }
