@@ -206,6 +206,19 @@ pub fn redacted_url(url: &str) -> String {
 }
 
 impl Db {
+    /// A handle over `pool`, marked up, with no writer and no open
+    /// transaction yet.
+    fn over(pool: AnyPool, backend: Backend) -> Db {
+        Db {
+            pool,
+            backend,
+            writers: Arc::default(),
+            own: Arc::default(),
+            up: Arc::new(AtomicBool::new(true)),
+            refusal_logged: Arc::default(),
+        }
+    }
+
     /// The database at `url` when given, else (creating it if needed)
     /// `arbiter.db` in `data_dir`: what `serve`, `worker` and `ratings`
     /// open.
@@ -283,14 +296,7 @@ impl Db {
         if backend == Backend::Sqlite {
             sqlx::query("PRAGMA journal_mode = WAL").execute(&pool).await?;
         }
-        let db = Db {
-            pool,
-            backend,
-            writers: Arc::default(),
-            own: Arc::default(),
-            up: Arc::new(AtomicBool::new(true)),
-            refusal_logged: Arc::default(),
-        };
+        let db = Db::over(pool, backend);
         db.run_migrations().await?;
         Ok(db)
     }
@@ -351,14 +357,7 @@ impl Db {
             })
             .connect_lazy(&url)
             .map_err(|error| unreachable(error.to_string()))?;
-        Ok(Db {
-            pool,
-            backend,
-            writers: Arc::default(),
-            own: Arc::default(),
-            up: Arc::new(AtomicBool::new(true)),
-            refusal_logged: Arc::default(),
-        })
+        Ok(Db::over(pool, backend))
     }
 
     /// Where this database is, for a log line or a message: its URL with
