@@ -74,7 +74,7 @@ fn main() {
             } else {
                 bot.game()
             };
-            let (time, verdict) = check(dir.path(), bot.name, bot.wasm, game);
+            let (time, verdict) = check(dir.path(), bot.name, bot.wasm(), game);
             (bot.name.to_string(), time, verdict)
         })
         .collect();

@@ -89,7 +89,7 @@ fn main() {
 /// `bot` against itself in Othello std matches (seeds 0, 1, ...) until
 /// [`MATCH_TIME`]: fuel of every turn in the replays over the matches' time.
 fn house_row(sandbox: &Sandbox, bot: &HouseBot) -> Row {
-    let module = sandbox.load(bot.wasm).expect("the house module loads");
+    let module = sandbox.load(bot.wasm()).expect("the house module loads");
     let entrant = WasmBot::new(sandbox.clone(), module, format!("house:{}", bot.name));
     let variant: Variant = "othello:std".parse().expect("othello:std is a variant");
     let (mut fuel, mut real, mut cpu) = (0u64, Duration::ZERO, Duration::ZERO);

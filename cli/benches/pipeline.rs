@@ -205,7 +205,7 @@ fn sandbox(cache_dir: Option<&Path>) -> Sandbox {
 
 fn house_bot(sandbox: &Sandbox, name: &str) -> WasmBot {
     let house = arbiter_house::find(name).expect("a house bot");
-    let module = sandbox.load(house.wasm).expect("the house module loads");
+    let module = sandbox.load(house.wasm()).expect("the house module loads");
     WasmBot::new(sandbox.clone(), module, format!("house:{name}"))
 }
 

@@ -88,7 +88,7 @@ fn main() {
     })
     .expect("the sandbox starts");
     let started = Instant::now();
-    let module = sandbox.load(house.wasm).expect("the house module loads");
+    let module = sandbox.load(house.wasm()).expect("the house module loads");
     let first_load = started.elapsed();
 
     let forms = [
@@ -143,7 +143,7 @@ fn main() {
     }
     let cache = selected(SANDBOXED).then(|| {
         let started = Instant::now();
-        let cache = measure_cache(&sandbox, &module, house.wasm, &game[0].request);
+        let cache = measure_cache(&sandbox, &module, house.wasm(), &game[0].request);
         eprintln!(
             "measured the sandbox's instantiation and caches in {:.1} s",
             started.elapsed().as_secs_f64()
@@ -151,14 +151,14 @@ fn main() {
         cache
     });
 
-    report(&results, cache.as_ref(), first_load, house.wasm.len());
+    report(&results, cache.as_ref(), first_load, house.wasm().len());
     if selected(SANDBOXED) {
         let started = Instant::now();
         let workloads = measure_workloads(&sandbox, variant);
         eprintln!("measured the workloads in {:.1} s", started.elapsed().as_secs_f64());
         report_workloads(&workloads);
         let started = Instant::now();
-        let breakdown = [false, true].map(|fuel| measure_bare(house.wasm, &game, fuel));
+        let breakdown = [false, true].map(|fuel| measure_bare(house.wasm(), &game, fuel));
         eprintln!("measured the bare host in {:.1} s", started.elapsed().as_secs_f64());
         report_breakdown(&results, &breakdown);
     }
@@ -296,7 +296,7 @@ fn measure_workloads(sandbox: &Sandbox, variant: Variant) -> Vec<Workload> {
         .iter()
         .map(|&(bot, what)| {
             let house = arbiter_house::find(bot).expect("a house bot");
-            let module = sandbox.load(house.wasm).expect("the house module loads");
+            let module = sandbox.load(house.wasm()).expect("the house module loads");
             let game = record_game(variant, bot);
             let wasm = WasmBot::new(sandbox.clone(), module, format!("house:{bot}"));
             Workload {

@@ -117,7 +117,7 @@ fn main() {
     let sandboxed_idle = measure("sandboxed, idle bots", 2, [&idle_bot, &idle_bot], &settings);
     let house_bots = HOUSE.map(|name| {
         let bot = arbiter_house::find(name).expect("a house bot");
-        WasmBot::new(sandbox.clone(), sandbox.load(bot.wasm).expect("loads"), name)
+        WasmBot::new(sandbox.clone(), sandbox.load(bot.wasm()).expect("loads"), name)
     });
     let sandboxed_house = measure("sandboxed, house bots", 2, [&house_bots[0], &house_bots[1]], &settings);
 

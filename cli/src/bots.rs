@@ -80,7 +80,7 @@ pub fn labels(specs: [&str; 2]) -> [String; 2] {
 /// `name` and runs in `sandbox`.
 fn parse_named(spec: &str, name: &str, variant: Variant, sandbox: &LazySandbox) -> anyhow::Result<Arc<dyn Entrant>> {
     if let Some(house) = spec.strip_prefix("house:") {
-        return wasm(sandbox, house_bot(house, variant)?.wasm, name);
+        return wasm(sandbox, house_bot(house, variant)?.wasm(), name);
     }
     if let Some(builtin) = spec.strip_prefix("builtin:") {
         house_bot(builtin, variant)?;

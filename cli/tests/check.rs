@@ -352,7 +352,7 @@ fn every_house_bot_is_accepted_on_its_ladder() {
                     "othello" => "othello:std",
                     other => other,
                 };
-                let child = command(dir.path(), bot.name, bot.wasm, Some(game))
+                let child = command(dir.path(), bot.name, bot.wasm(), Some(game))
                     .stdout(std::process::Stdio::piped())
                     .stderr(std::process::Stdio::piped())
                     .spawn()
@@ -364,7 +364,7 @@ fn every_house_bot_is_accepted_on_its_ladder() {
             let out = checked(child.wait_with_output().expect("arbiter finishes"));
             assert_eq!(out.code, Some(0), "{name} is accepted\n{}", out.show());
             assert!(out.stdout.starts_with("accepted"), "{name}\n{}", out.show());
-            let sha = sha256_hex(arbiter_house::find(name).expect("house bot").wasm);
+            let sha = sha256_hex(arbiter_house::find(name).expect("house bot").wasm());
             assert!(out.stdout.contains(&sha), "{name}: reports its sha256\n{}", out.show());
             assert!(out.stdout.contains("smoke match against"), "{name}\n{}", out.show());
             assert!(

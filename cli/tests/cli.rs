@@ -611,7 +611,7 @@ fn play_sprt_on_anti_takes_the_winner_from_the_rules() {
 #[test]
 fn play_names_two_bots_with_one_file_name_apart() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let wasm = arbiter_house::find("tictactoe-random").expect("house bot").wasm;
+    let wasm = arbiter_house::find("tictactoe-random").expect("house bot").wasm();
     let mut paths = Vec::new();
     for folder in ["mine", "theirs"] {
         let path = dir.path().join(folder).join("bot.wasm");

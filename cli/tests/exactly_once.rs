@@ -820,7 +820,7 @@ async fn time_control_scenario(backend: Backend) {
                 let module = ladder
                     .core
                     .sandbox
-                    .load(arbiter_house::find(name).expect("a house bot").wasm)
+                    .load(arbiter_house::find(name).expect("a house bot").wasm())
                     .expect("loads");
                 arbiter_referee::WasmBot::new(ladder.core.sandbox.clone(), module, *name)
             })

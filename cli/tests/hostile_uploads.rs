@@ -15,7 +15,7 @@ fn form(name: &str, ladders: &str, wasm: &[u8]) -> Form {
 }
 
 fn greedy() -> &'static [u8] {
-    arbiter_house::find("othello-greedy").expect("house bot").wasm
+    arbiter_house::find("othello-greedy").expect("house bot").wasm()
 }
 
 /// The rows that a refused request must not have added.
@@ -185,7 +185,7 @@ async fn hostile_uploads_are_refused_with_reasons_and_change_nothing() {
         .await;
         let bob = server.signup("bob").await;
         let bob_api = server.token_client(&server.token(&bob).await);
-        let random = arbiter_house::find("othello-random").expect("house").wasm;
+        let random = arbiter_house::find("othello-random").expect("house").wasm();
         refused(
             &bob_api,
             bob_api

@@ -93,7 +93,7 @@ fn shared() -> &'static Sandbox {
 
 fn house(sandbox: &Sandbox, name: &str) -> WasmBot {
     let bot = arbiter_house::find(name).expect("a house bot");
-    let module = sandbox.load(bot.wasm).expect("a house bot loads");
+    let module = sandbox.load(bot.wasm()).expect("a house bot loads");
     WasmBot::new(sandbox.clone(), module, name)
 }
 
@@ -123,7 +123,7 @@ fn assert_well_formed(replay: &Replay, names: [&str; 2], fuel_per_ms: u64) {
     for (participant, name) in replay.participants.iter().zip(names) {
         assert_eq!(participant.name, name, "{what}");
         assert_eq!(participant.kind, "wasm", "{what}");
-        let wasm = arbiter_house::find(name).expect("a house bot").wasm;
+        let wasm = arbiter_house::find(name).expect("a house bot").wasm();
         assert_eq!(
             participant.sha256.as_deref(),
             Some(sha256_hex(wasm).as_str()),

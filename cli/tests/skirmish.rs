@@ -58,7 +58,7 @@ fn hostile(name: &str) -> WasmBot {
 
 fn house(name: &str) -> WasmBot {
     let bot = arbiter_house::find(name).expect("a house bot");
-    let module = sandbox().load(bot.wasm).expect("a house bot loads");
+    let module = sandbox().load(bot.wasm()).expect("a house bot loads");
     WasmBot::new(sandbox().clone(), module, name)
 }
 

@@ -119,7 +119,7 @@ async fn a_newcomer_uploads_a_bot_that_plays_is_rated_and_replays_byte_for_byte(
             let sha = replay.participants[p].sha256.clone().expect("a module digest");
             let wasm = arbiter_house::ALL
                 .iter()
-                .map(|b| b.wasm)
+                .map(|b| b.wasm())
                 .find(|w| arbiter_ladder::blobs::sha256_hex(w) == sha);
             WasmBot::new(
                 sandbox.clone(),

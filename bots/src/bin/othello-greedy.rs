@@ -1,9 +1,5 @@
-//! House bot `othello-greedy` (see the crate docs). It names its strategy directly,
-//! so the module holds that bot's code only.
-
-use arbiter_sdk::{Rng, othello};
+//! House bot `othello-greedy` (see the crate docs).
 
 fn main() {
-    let mut bot = arbiter_bots::othello::Greedy(Rng::from_host());
-    arbiter_sdk::serve(move |line: &str| othello::answer(&mut bot, line));
+    arbiter_bots::run("othello-greedy");
 }

@@ -1,9 +1,5 @@
-//! House bot `skirmish-rush` (see the crate docs). It names its strategy directly,
-//! so the module holds that bot's code only.
-
-use arbiter_sdk::{Rng, skirmish};
+//! House bot `skirmish-rush` (see the crate docs).
 
 fn main() {
-    let mut bot = arbiter_bots::skirmish::Rush::new(Rng::from_host());
-    arbiter_sdk::serve(move |line: &str| skirmish::answer(&mut bot, line));
+    arbiter_bots::run("skirmish-rush");
 }

@@ -1,9 +1,5 @@
-//! House bot `tictactoe-perfect` (see the crate docs). It names its strategy directly,
-//! so the module holds that bot's code only.
-
-use arbiter_sdk::{Rng, tictactoe};
+//! House bot `tictactoe-perfect` (see the crate docs).
 
 fn main() {
-    let mut bot = arbiter_bots::tictactoe::Perfect(Rng::from_host());
-    arbiter_sdk::serve(move |line: &str| tictactoe::answer(&mut bot, line));
+    arbiter_bots::run("tictactoe-perfect");
 }

@@ -17,7 +17,7 @@ pub fn run(_args: Args) -> anyhow::Result<()> {
             bot.name,
             bot.game(),
             modes,
-            bot.wasm.len() / 1024
+            bot.wasm().len() / 1024
         );
     }
     Ok(())

@@ -591,7 +591,7 @@ pub async fn wait_for(client: &Client, path: &str, limit: Duration, done: impl F
 
 /// The module of the house bot `name`.
 pub fn house(name: &str) -> &'static [u8] {
-    arbiter_house::find(name).expect("house bot").wasm
+    arbiter_house::find(name).expect("house bot").wasm()
 }
 
 /// The variable naming an S3-compatible server for tests

@@ -344,7 +344,7 @@ fn smoke(
     let opponent_name = smoke_opponent(variant);
     let opponent_module = arbiter_house::find(opponent_name)
         .ok_or_else(|| Error::Host(format!("house bot {opponent_name} is missing")))
-        .and_then(|bot| sandbox.load(bot.wasm).map_err(|e| Error::Host(chain(&e))))?;
+        .and_then(|bot| sandbox.load(bot.wasm()).map_err(|e| Error::Host(chain(&e))))?;
     let opponent = WasmBot::new(sandbox.clone(), opponent_module, opponent_name);
     let played = play_match(settings, [candidate, &opponent]).map_err(|e: HostError| Error::Host(chain(&e)))?;
     let peak = played.peak_memory[0].iter().flatten().copied().max();

@@ -328,7 +328,7 @@ pub fn credentials(name: &str, password: &str) -> Credentials {
 pub fn house_wasm(name: &str) -> &'static [u8] {
     arbiter_house::find(name)
         .unwrap_or_else(|| panic!("no house bot {name}"))
-        .wasm
+        .wasm()
 }
 
 /// One test: a name and an async body run on a fresh [`Ladder`].
