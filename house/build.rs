@@ -68,7 +68,7 @@ fn main() {
 
     // The modules share most of their code (the standard library, the SDK,
     // the rules), so they are packed together: one zstd frame of all of
-    // them, one after the other (2.3 MB → 0.2 MB in the executable).
+    // them, one after the other (4.1 MB → 0.13 MB in the executable).
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let mut modules = Vec::new();
     let mut code = String::from(
