@@ -107,23 +107,25 @@ pub async fn rated_log(db: &Db, ladder: &str) -> Result<Vec<(VersionId, VersionI
     Ok(log)
 }
 
-/// What a cached fit was made from: the database, the ladder, and the
-/// ladder's count of rated matches and newest rating step.
+/// Which fit: the database and the ladder.
 type CacheKey = (String, String);
-type Freshness = (i64, Option<i64>);
+/// What a cached fit was made from: the ladder's newest `rated_seq`. A
+/// rated match is never removed or unrated, and each new one takes a
+/// `rated_seq` above every earlier one (see [`crate::worker`]), so the
+/// newest step alone says whether the log grew.
+type Freshness = Option<i64>;
 
 /// The last fit of each ladder of each database this process reads.
 static CACHE: Mutex<Vec<(CacheKey, Freshness, Arc<LadderFit>)>> = Mutex::new(Vec::new());
 
-/// `ladder`'s fit, refitted only if a rated match was added (or removed)
-/// since the last call: cheap when nothing changed (one count), a warm
-/// refit of a step or two when something did.
+/// `ladder`'s fit, refitted only if a rated match was added since the last
+/// call: cheap when nothing changed (one index lookup), a warm refit of a
+/// step or two when something did.
 pub async fn ladder_fit(db: &Db, ladder: &str) -> Result<Arc<LadderFit>> {
-    let row = sqlx::query("SELECT COUNT(*), MAX(rated_seq) FROM matches WHERE rated = 1 AND ladder = $1")
+    let freshness: Freshness = sqlx::query_scalar("SELECT MAX(rated_seq) FROM matches WHERE rated = 1 AND ladder = $1")
         .bind(ladder)
         .fetch_one(&db.pool)
         .await?;
-    let freshness: Freshness = (row.try_get(0)?, row.try_get(1)?);
     let key: CacheKey = (db.describe(), ladder.to_owned());
     let earlier = {
         let cache = CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
