@@ -32,6 +32,8 @@ fn echo_bot() -> Vec<u8> {
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .env_remove("RUSTC_WRAPPER")
         .status()
         .expect("cargo runs");
     assert!(status.success(), "building the test bots failed");

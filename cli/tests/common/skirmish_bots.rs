@@ -30,6 +30,8 @@ pub fn dir() -> &'static Path {
             .env_remove("CARGO_BUILD_TARGET")
             .env_remove("RUSTFLAGS")
             .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .env_remove("RUSTC_WRAPPER")
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building the skirmish test bots failed");

@@ -152,6 +152,8 @@ pub fn rust_bot(name: &str) -> Vec<u8> {
             .env_remove("CARGO_BUILD_TARGET")
             .env_remove("RUSTFLAGS")
             .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .env_remove("RUSTC_WRAPPER")
             .status()
             .expect("cargo runs");
         assert!(
