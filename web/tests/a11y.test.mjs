@@ -81,7 +81,7 @@ async function paths(page) {
   const out = [];
   for (const entry of PAGES) {
     if (entry === '{every ladder}') {
-      await page.goto('/');
+      await visit(page, '/');
       const ladders = await page.locator('.cards h3 a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
       assert.ok(ladders.length >= 7, `the home page lists the ladders (${ladders})`);
       out.push(...ladders);
@@ -94,9 +94,23 @@ async function paths(page) {
   return out;
 }
 
+// Navigates to `path`. A live match page reloads itself when its match
+// ends; if that reload races with this navigation, Chromium aborts one of
+// them (net::ERR_ABORTED): the navigation is then tried again.
+async function visit(page, path) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await page.goto(path);
+    } catch (error) {
+      const raced = /ERR_ABORTED|interrupted by another navigation/.test(error.message);
+      if (!raced || attempt >= 3) throw error;
+    }
+  }
+}
+
 // Opens `path` and waits for what its scripts draw (the replay viewers).
 async function open(page, path) {
-  const response = await page.goto(path);
+  const response = await visit(page, path);
   assert.equal(response.status(), 200, `${path} answered ${response.status()}`);
   const drawn = async (selector) => {
     try {
@@ -121,7 +135,7 @@ test('axe-core finds no WCAG 2.1 A or AA violation on any page, at 1280 and 375 
         let checked = false;
         for (let attempt = 0; attempt < 8 && !checked; attempt++) {
           const id = await match('othello:std', 'running');
-          await page.goto(`/matches/${id}`);
+          await visit(page, `/matches/${id}`);
           if (!(await page.locator('#live').count())) continue;
           await page.locator('#live-board[data-ready]').waitFor({ timeout: 10_000 }).catch(() => {});
           const violations = await axeViolations(page).catch(() => null);
@@ -180,7 +194,7 @@ test('the skirmish match page: every tab stop is named and shows a focus ring', 
 test('at 375 px the key columns show without sideways scrolling', async () => {
   const page = await context.newPage();
   await page.setViewportSize({ width: 375, height: 800 });
-  await page.goto('/ladders/othello:std');
+  await visit(page, '/ladders/othello:std');
   await page.locator('#leaderboard tbody tr').first().waitFor();
   const fits = (selector) => page.locator(selector).evaluate((table) => {
     const wrap = table.closest('.table-wrap');
@@ -202,7 +216,7 @@ test('the live status is announced at most every few seconds, not at every turn'
   let watched = null;
   for (let attempt = 0; attempt < 8 && !watched; attempt++) {
     const id = await match('othello:std', 'running');
-    await page.goto(`/matches/${id}`);
+    await visit(page, `/matches/${id}`);
     if (!(await page.locator('#live').count())) continue;
     // Count every change of #live-status while turns arrive.
     await page.evaluate(() => {
