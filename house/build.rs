@@ -22,6 +22,9 @@ fn main() {
         .parent()
         .expect("house/ sits in the workspace")
         .to_path_buf();
+    // The sources only: the modules are written by the nested build while
+    // this script runs, so watching them would make every next build run it
+    // again (and compile everything above this crate).
     for watched in ["bots", "sdk", "games/src", "Cargo.lock", "Cargo.toml"] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
@@ -98,8 +101,6 @@ fn main() {
 
 /// Writes `bytes` to `path` unless it holds them already: an unchanged
 /// file keeps its time, so the crate is not compiled again for nothing.
-/// (The modules themselves are not watched: the nested build writes them
-/// while this script runs, which would make every next build run it again.)
 fn write_if_changed(path: &Path, bytes: &[u8]) {
     if std::fs::read(path).ok().as_deref() != Some(bytes) {
         std::fs::write(path, bytes).expect("OUT_DIR is writable");

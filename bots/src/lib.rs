@@ -88,10 +88,9 @@ pub fn answerer(name: &str, rng: Rng) -> Option<Answerer> {
 }
 
 /// Runs the house bot `name` over stdin and stdout, seeded by the host: the
-/// `main` of every binary in `src/bin/` and the command line's `house-bot`.
-/// (A binary that named its strategy directly made a module of that bot
-/// alone, but its search ran 10–40% slower per move: the house modules are
-/// packed together with zstd, so the shared code costs the executable
+/// `main` of every binary in `src/bin/` and the command line's `house-bot`:
+/// one table of strategies. (The house modules are packed together with
+/// zstd, so the code each one carries for the others costs the executable
 /// little.)
 pub fn run(name: &str) {
     match answerer(name, Rng::from_host()) {
