@@ -171,6 +171,9 @@ async fn record(
             recorded
         }
     };
+    if rated && recorded {
+        crate::ratings::fitted::note_rated_match();
+    }
     Ok(recorded)
 }
 
