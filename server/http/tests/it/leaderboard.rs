@@ -139,7 +139,8 @@ async fn the_leaderboard_sorts_by_conservative_rating_or_by_rating() {
 /// rated log (Bradley–Terry, draws as half points, one virtual draw per
 /// version spread over its opponents, mean 1500), with its interval, in
 /// the API and on the ladder and bot pages; it follows the log when a
-/// match is added; versions without a rated match have none.
+/// match is added by another process, within `RECHECK`; versions without
+/// a rated match have none.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_leaderboard_shows_the_whole_log_fit() {
     let server = TestServer::start().await;
