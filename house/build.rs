@@ -4,14 +4,12 @@
 //!
 //! The bots are built by a nested `cargo build` in their own target folder
 //! (the outer build holds the lock on the main one), the way wasmtime builds
-//! its test programs. The wasm target is added with rustup when missing,
-//! since rustup does not add the targets of `rust-toolchain.toml` to a
-//! toolchain that is already installed.
+//! its test programs: [`arbiter_wasm_build::command`].
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const TARGET: &str = "wasm32-wasip1";
+use arbiter_wasm_build::TARGET;
+
 const PROFILE: &str = "house-bots";
 /// zstd level of the packed modules.
 const PACK_LEVEL: i32 = 19;
@@ -29,43 +27,15 @@ fn main() {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
     let bins = bot_names(&root.join("bots/src/bin"));
-    ensure_target();
 
     let target_dir = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => PathBuf::from(dir).join("house-bots"),
         None => root.join("target/house-bots"),
     };
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let mut command = Command::new(cargo);
+    let mut command = arbiter_wasm_build::command(&target_dir);
     command
         .current_dir(&root)
-        .args([
-            "build",
-            "--locked",
-            "-p",
-            "arbiter-bots",
-            "--bins",
-            "--target",
-            TARGET,
-            "--profile",
-            PROFILE,
-        ])
-        .arg("--target-dir")
-        .arg(&target_dir);
-    // Settings of the outer build (clippy's wrapper, coverage or sanitizer
-    // flags) do not belong in the bots' build.
-    for var in [
-        "CARGO_ENCODED_RUSTFLAGS",
-        "RUSTFLAGS",
-        "RUSTC_WRAPPER",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "CARGO_BUILD_RUSTFLAGS",
-        "CARGO_TARGET_DIR",
-        "CARGO_MAKEFLAGS",
-        "CARGO_BUILD_TARGET",
-    ] {
-        command.env_remove(var);
-    }
+        .args(["--locked", "-p", "arbiter-bots", "--bins", "--profile", PROFILE]);
     let status = command.status().expect("cargo runs");
     assert!(status.success(), "building the house bots for {TARGET} failed");
 
@@ -78,7 +48,7 @@ fn main() {
         "/// Every house bot, in name order (a `static`: one copy in the executable,\n/// where a `const` is copied into every use).\npub static ALL: &[HouseBot] = &[\n",
     );
     for name in &bins {
-        let wasm = target_dir.join(TARGET).join(PROFILE).join(format!("{name}.wasm"));
+        let wasm = arbiter_wasm_build::output_dir(&target_dir, PROFILE).join(format!("{name}.wasm"));
         let bytes = std::fs::read(&wasm).unwrap_or_else(|e| panic!("{} was not built: {e}", wasm.display()));
         code.push_str(&format!(
             "    HouseBot {{ name: {name:?}, at: {at}, len: {len} }},\n",
@@ -118,23 +88,4 @@ fn bot_names(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-/// Adds the wasm target with rustup when the toolchain lacks it.
-fn ensure_target() {
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
-    let sysroot = Command::new(&rustc)
-        .args(["--print", "sysroot"])
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map(|s| PathBuf::from(s.trim()));
-    let installed = sysroot.is_some_and(|root| root.join("lib/rustlib").join(TARGET).exists());
-    if !installed {
-        let status = Command::new("rustup").args(["target", "add", TARGET]).status();
-        assert!(
-            status.is_ok_and(|s| s.success()),
-            "the {TARGET} target is missing and `rustup target add {TARGET}` failed"
-        );
-    }
 }

@@ -8,7 +8,6 @@
 //! Run with `cargo bench -p arbiter-sandbox --bench turn`.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use arbiter_sandbox::{BotEnv, BotInstance, CompilerCommand, Sandbox, SandboxConfig};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -16,28 +15,13 @@ use criterion::{Criterion, criterion_group, criterion_main};
 fn echo_bot() -> Vec<u8> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/bots/Cargo.toml");
     let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sandbox-test-bots");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--offline",
-            "--target",
-            "wasm32-wasip1",
-            "--manifest-path",
-        ])
+    let status = arbiter_wasm_build::command(&target)
+        .args(["--release", "--offline", "--manifest-path"])
         .arg(&manifest)
-        .arg("--target-dir")
-        .arg(&target)
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("RUSTC_WRAPPER")
         .status()
         .expect("cargo runs");
     assert!(status.success(), "building the test bots failed");
-    std::fs::read(target.join("wasm32-wasip1/release/echo.wasm")).expect("echo.wasm")
+    std::fs::read(arbiter_wasm_build::output_dir(&target, "release").join("echo.wasm")).expect("echo.wasm")
 }
 
 /// A hand-written bot whose `_start` is `start`, with `$echo`: one

@@ -3,7 +3,6 @@
 //! the skirmish bench.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 /// The folder of the built bots (`NAME.wasm`).
@@ -12,30 +11,13 @@ pub fn dir() -> &'static Path {
     DIR.get_or_init(|| {
         let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/skirmish-bots/Cargo.toml");
         let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skirmish-test-bots");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--release",
-                "--offline",
-                "--locked",
-                "--target",
-                "wasm32-wasip1",
-            ])
-            .arg("--manifest-path")
+        let status = arbiter_wasm_build::command(&target)
+            .args(["--release", "--offline", "--locked", "--manifest-path"])
             .arg(&manifest)
-            .arg("--target-dir")
-            .arg(&target)
-            .env_remove("CARGO_TARGET_DIR")
-            .env_remove("CARGO_BUILD_TARGET")
-            .env_remove("RUSTFLAGS")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env_remove("RUSTC_WORKSPACE_WRAPPER")
-            .env_remove("RUSTC_WRAPPER")
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building the skirmish test bots failed");
-        target.join("wasm32-wasip1/release")
+        arbiter_wasm_build::output_dir(&target, "release")
     })
 }
 

@@ -1,7 +1,6 @@
 //! Shared fixtures.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 
 use arbiter_sandbox::{BotEnv, BotInstance, BotModule, CompilerCommand, OnTimeout, Sandbox, SandboxConfig};
@@ -135,32 +134,13 @@ pub fn rust_bot(name: &str) -> Vec<u8> {
     let dir = DIR.get_or_init(|| {
         let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/bots/Cargo.toml");
         let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sandbox-test-bots");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--release",
-                "--offline",
-                "--target",
-                "wasm32-wasip1",
-                "--manifest-path",
-            ])
+        let status = arbiter_wasm_build::command(&target)
+            .args(["--release", "--offline", "--manifest-path"])
             .arg(&manifest)
-            .arg("--target-dir")
-            .arg(&target)
-            .env_remove("CARGO_TARGET_DIR")
-            .env_remove("CARGO_BUILD_TARGET")
-            .env_remove("RUSTFLAGS")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env_remove("RUSTC_WORKSPACE_WRAPPER")
-            .env_remove("RUSTC_WRAPPER")
             .status()
             .expect("cargo runs");
-        assert!(
-            status.success(),
-            "building the test bots failed (is wasm32-wasip1 installed?)"
-        );
-        target.join("wasm32-wasip1/release")
+        assert!(status.success(), "building the test bots failed");
+        arbiter_wasm_build::output_dir(&target, "release")
     });
     std::fs::read(dir.join(format!("{name}.wasm"))).expect("test bot was built")
 }
