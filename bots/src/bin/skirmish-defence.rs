@@ -1,5 +1,5 @@
-//! House bot `skirmish-defence` (see the crate docs).
+//! House bot `skirmish-defence` (see the crate docs): the strategy of its own name.
 
 fn main() {
-    arbiter_bots::run("skirmish-defence");
+    arbiter_bots::run(env!("CARGO_BIN_NAME"));
 }

@@ -1,5 +1,5 @@
-//! House bot `tictactoe-perfect` (see the crate docs).
+//! House bot `tictactoe-perfect` (see the crate docs): the strategy of its own name.
 
 fn main() {
-    arbiter_bots::run("tictactoe-perfect");
+    arbiter_bots::run(env!("CARGO_BIN_NAME"));
 }
