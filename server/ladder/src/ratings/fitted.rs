@@ -156,8 +156,9 @@ fn cache() -> std::sync::MutexGuard<'static, Vec<Cached>> {
 
 /// `ladder`'s fit, refitted only if a rated match was added since the last
 /// call: free within [`RECHECK`] of the last check (unless this process
-/// recorded a rated match since), two index reads after it, a warm refit
-/// of a step or two when the log grew.
+/// recorded a rated match since), one query (about a millisecond, see
+/// [`Freshness`]) after it, a warm refit of a step or two when the log
+/// grew.
 pub async fn ladder_fit(db: &Db, ladder: &str) -> Result<Arc<LadderFit>> {
     let key: CacheKey = (db.describe(), ladder.to_owned());
     // Read before the check: a match recorded during it is checked again.
