@@ -60,22 +60,62 @@ pub(crate) const WASI_FUNCTIONS: &[(&str, &str, &str)] = &[
 /// The module namespace of every import a bot may have.
 pub(crate) const WASI_MODULE: &str = "wasi_snapshot_preview1";
 
+/// What kind of binary a bot is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleKind {
+    /// A core module, a WASI preview-1 command (`_start`).
+    Core,
+    /// A WASI 0.2 command component (`wasi:cli/run`).
+    Component,
+}
+
 /// What [`Sandbox::inspect`](crate::Sandbox::inspect) learned about a module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ModuleInfo {
+    /// Core module or component.
+    pub kind: ModuleKind,
     /// Size of the module in bytes.
     pub size_bytes: usize,
     /// SHA-256 of the module, lowercase hex.
     pub sha256: String,
-    /// Names of the `wasi_snapshot_preview1` functions it imports.
+    /// Names of the `wasi_snapshot_preview1` functions a module imports,
+    /// or the interfaces a component imports (`wasi:io/streams@0.2.3`).
     pub imports: Vec<String>,
-    /// Number of functions it defines.
+    /// Number of functions it defines (in all its core modules).
     pub functions: usize,
     /// Size in bytes of its largest function body.
     pub largest_function_body: usize,
-    /// Minimum size of its memory in bytes.
+    /// Minimum size of its memory (all its memories) in bytes.
     pub memory_min_bytes: u64,
+    /// Languages and tools that made it, as its `producers` sections name
+    /// them (e.g. `componentize-py 0.25.1`); empty when it has none.
+    pub producers: Vec<String>,
+}
+
+impl ModuleInfo {
+    /// What the binary is, in words for its author: `WASI preview-1 module`,
+    /// or `WASI 0.2 component, Python (componentize-py 0.25.1)` when its
+    /// producers name a known tool.
+    pub fn describe(&self) -> String {
+        match self.kind {
+            ModuleKind::Core => "WASI preview-1 module".to_string(),
+            ModuleKind::Component => {
+                const TOOLS: &[(&str, &str)] = &[
+                    ("componentize-py", "Python"),
+                    ("componentize-js", "JavaScript"),
+                    ("componentizejs", "JavaScript"),
+                ];
+                let known = self.producers.iter().find_map(|p| {
+                    TOOLS
+                        .iter()
+                        .find(|(tool, _)| p.to_ascii_lowercase().starts_with(tool))
+                        .map(|(_, language)| format!(", {language} ({p})"))
+                });
+                format!("WASI 0.2 component{}", known.unwrap_or_default())
+            }
+        }
+    }
 }
 
 fn sig(params: &[ValType], results: &[ValType]) -> String {
@@ -104,19 +144,25 @@ fn invalid(e: impl std::fmt::Display) -> ModuleError {
 
 /// Runs every check that needs no compilation.
 pub(crate) fn check(engine: &wasmtime::Engine, config: &SandboxConfig, wasm: &[u8]) -> Result<ModuleInfo, ModuleError> {
+    if wasm.len() < 8 || &wasm[..4] != b"\0asm" {
+        return Err(ModuleError::NotWasm);
+    }
+    if wasm[6..8] != [0, 0] {
+        // A component: its version field is the layer and an encoding.
+        if wasm[6..8] == [1, 0] {
+            return crate::component::check(config, wasm);
+        }
+        return Err(ModuleError::ComponentLayer {
+            layer: u32::from_le_bytes([wasm[4], wasm[5], wasm[6], wasm[7]]),
+        });
+    }
     if wasm.len() > config.max_module_bytes {
         return Err(ModuleError::TooLarge {
             size: wasm.len(),
             limit: config.max_module_bytes,
         });
     }
-    if wasm.len() < 8 || &wasm[..4] != b"\0asm" {
-        return Err(ModuleError::NotWasm);
-    }
     if wasm[4..8] != [1, 0, 0, 0] {
-        if wasm[6..8] == [1, 0] {
-            return Err(ModuleError::Component);
-        }
         return Err(ModuleError::Invalid(format!(
             "unknown binary version {:?}",
             &wasm[4..8]
@@ -271,11 +317,13 @@ pub(crate) fn check(engine: &wasmtime::Engine, config: &SandboxConfig, wasm: &[u
     }
 
     Ok(ModuleInfo {
+        kind: ModuleKind::Core,
         size_bytes: wasm.len(),
         sha256: crate::compile::sha256_hex(wasm),
         imports,
         functions: body_index as usize,
         largest_function_body: largest,
         memory_min_bytes,
+        producers: Vec::new(),
     })
 }

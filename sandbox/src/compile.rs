@@ -5,7 +5,8 @@
 //! [`ENV_OUTPUT`] (where to write the artifact), [`ENV_SETTINGS`] (codegen
 //! settings, so the child builds the parent's engine) and [`ENV_MEMORY`] (the
 //! address-space limit the child sets on itself before reading anything) and
-//! [`ENV_CPU`] (a CPU-time limit, in case the parent dies before killing it).
+//! [`ENV_CPU`] (a CPU-time limit, in case the parent dies before killing it)
+//! and [`ENV_INCREMENTAL`] (the folder of compiled functions, optional).
 //! Exit code 0 means the artifact is written; [`EXIT_REJECTED`] means the
 //! compiler refused the module (the reason is on stderr).
 
@@ -13,6 +14,8 @@ use std::hash::Hasher;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -24,7 +27,12 @@ const ENV_OUTPUT: &str = "ARBITER_COMPILE_OUTPUT";
 const ENV_SETTINGS: &str = "ARBITER_COMPILE_SETTINGS";
 const ENV_MEMORY: &str = "ARBITER_COMPILE_MEMORY";
 const ENV_CPU: &str = "ARBITER_COMPILE_CPU_SECS";
+const ENV_INCREMENTAL: &str = "ARBITER_COMPILE_INCREMENTAL_DIR";
 const EXIT_REJECTED: u8 = 2;
+/// Keys of the child's one line on stdout: functions found in the function
+/// cache and functions compiled.
+const REUSED: &str = "functions_reused";
+const COMPILED: &str = "functions_compiled";
 const EXIT_HOST: u8 = 3;
 const EXIT_OOM_MARKER: &str = "memory allocation of";
 /// Largest input the child accepts (the parent checks the configured limit).
@@ -106,13 +114,77 @@ fn child() -> Result<(), (u8, String)> {
         .take(CHILD_MAX_INPUT)
         .read_to_end(&mut wasm)
         .map_err(|e| host(format!("cannot read the module: {e}")))?;
-    let engine =
-        wasmtime::Engine::new(&engine_config(settings)).map_err(|e| host(format!("cannot build the engine: {e:#}")))?;
-    let artifact = engine
-        .precompile_module(&wasm)
-        .map_err(|e| (EXIT_REJECTED, format!("{e:#}")))?;
+    let mut config = engine_config(settings);
+    let cache = std::env::var_os(ENV_INCREMENTAL).map(|dir| {
+        Arc::new(FunctionCache {
+            dir: dir.into(),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        })
+    });
+    if let Some(cache) = &cache {
+        config
+            .enable_incremental_compilation(cache.clone())
+            .map_err(|e| host(format!("cannot use the function cache: {e:#}")))?;
+    }
+    let engine = wasmtime::Engine::new(&config).map_err(|e| host(format!("cannot build the engine: {e:#}")))?;
+    let artifact = if wasmtime::wasmparser::Parser::is_component(&wasm) {
+        engine.precompile_component(&wasm)
+    } else {
+        engine.precompile_module(&wasm)
+    }
+    .map_err(|e| (EXIT_REJECTED, format!("{e:#}")))?;
     std::fs::write(&output, artifact).map_err(|e| host(format!("cannot write {}: {e}", output.display())))?;
+    if let Some(cache) = cache {
+        println!(
+            "{REUSED}={} {COMPILED}={}",
+            cache.hits.load(Ordering::Relaxed),
+            cache.misses.load(Ordering::Relaxed)
+        );
+    }
     Ok(())
+}
+
+/// Cranelift's incremental compilation cache in a folder: compiled
+/// functions by the digest of their code and settings, so the runtime that
+/// every component of one producer embeds (CPython, StarlingMonkey), and
+/// the runtime of every Go bot, is compiled once. Entries are written to a
+/// temporary file and renamed, so a reader never sees half of one.
+#[derive(Debug)]
+struct FunctionCache {
+    dir: PathBuf,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl FunctionCache {
+    fn path(&self, key: &[u8]) -> PathBuf {
+        let name = sha256_hex(key);
+        self.dir.join(&name[..2]).join(&name[2..])
+    }
+}
+
+impl wasmtime::CacheStore for FunctionCache {
+    fn get(&self, key: &[u8]) -> Option<std::borrow::Cow<'_, [u8]>> {
+        let found = std::fs::read(self.path(key)).ok();
+        let counter = if found.is_some() { &self.hits } else { &self.misses };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found.map(std::borrow::Cow::Owned)
+    }
+
+    fn insert(&self, key: &[u8], value: Vec<u8>) -> bool {
+        let path = self.path(key);
+        let Some(dir) = path.parent() else {
+            return false;
+        };
+        if std::fs::create_dir_all(dir).is_err() {
+            return false;
+        }
+        let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
+            return false;
+        };
+        tmp.write_all(&value).is_ok() && tmp.persist(&path).is_ok()
+    }
 }
 
 /// The wall-clock backstop of a compilation, in multiples of its CPU-time
@@ -125,6 +197,32 @@ pub(crate) struct CompileLimits {
     pub(crate) timeout: Duration,
     pub(crate) memory_bytes: u64,
     pub(crate) settings: CodegenSettings,
+    /// The folder of compiled functions shared by every compilation.
+    pub(crate) function_cache: PathBuf,
+}
+
+/// How a module was compiled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Compilation {
+    /// Real time the compiler child took, in seconds.
+    pub seconds: f64,
+    /// Functions found already compiled in the function cache (the
+    /// runtime a language's bots share).
+    pub functions_reused: u64,
+    /// Functions compiled now.
+    pub functions_compiled: u64,
+}
+
+impl Compilation {
+    /// Share of the functions found in the function cache, 0 to 1.
+    pub fn reused_share(&self) -> f64 {
+        let total = self.functions_reused + self.functions_compiled;
+        if total == 0 {
+            0.0
+        } else {
+            self.functions_reused as f64 / total as f64
+        }
+    }
 }
 
 /// Compiles `wasm` in a child process and writes the artifact to `dest`
@@ -134,7 +232,7 @@ pub(crate) fn compile_in_child(
     limits: &CompileLimits,
     wasm: &[u8],
     dest: &Path,
-) -> Result<(), ModuleError> {
+) -> Result<Compilation, ModuleError> {
     let dir = dest
         .parent()
         .ok_or_else(|| ModuleError::Host(format!("{} has no parent directory", dest.display())))?;
@@ -150,14 +248,16 @@ pub(crate) fn compile_in_child(
         .env(ENV_SETTINGS, limits.settings.to_env())
         .env(ENV_MEMORY, limits.memory_bytes.to_string())
         .env(ENV_CPU, cpu_seconds(limits.timeout).to_string())
+        .env(ENV_INCREMENTAL, &limits.function_cache)
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| ModuleError::Host(format!("cannot start the compiler {}: {e}", command.program.display())))?;
 
     let stdin = child.stdin.take();
     let stderr = child.stderr.take();
+    let stdout = child.stdout.take();
     let started = Instant::now();
     let outcome = std::thread::scope(|s| {
         s.spawn(move || {
@@ -166,6 +266,15 @@ pub(crate) fn compile_in_child(
                 // tells why.
                 let _ = stdin.write_all(wasm);
             }
+        });
+        let out_reader = s.spawn(move || {
+            let mut buf = String::new();
+            if let Some(stdout) = stdout {
+                let mut limited = stdout.take(CHILD_STDERR_KEEP);
+                let _ = limited.read_to_string(&mut buf);
+                let _ = std::io::copy(&mut limited.into_inner(), &mut std::io::sink());
+            }
+            buf
         });
         let err_reader = s.spawn(move || {
             let mut buf = Vec::new();
@@ -196,14 +305,24 @@ pub(crate) fn compile_in_child(
             }
         };
         let err = err_reader.join().unwrap_or_default();
-        status.map(|st| (st, String::from_utf8_lossy(&err).trim().to_string()))
+        let out = out_reader.join().unwrap_or_default();
+        status.map(|st| (st, String::from_utf8_lossy(&err).trim().to_string(), out))
     });
-    let (status, err) = outcome?;
+    let (status, err, out) = outcome?;
 
     if status.success() {
         tmp.persist(dest)
             .map_err(|e| ModuleError::Host(format!("cannot store {}: {e}", dest.display())))?;
-        return Ok(());
+        let count = |key: &str| {
+            out.split_whitespace()
+                .find_map(|word| word.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
+                .unwrap_or(0)
+        };
+        return Ok(Compilation {
+            seconds: started.elapsed().as_secs_f64(),
+            functions_reused: count(REUSED),
+            functions_compiled: count(COMPILED),
+        });
     }
     // Under RLIMIT_AS an allocation failure aborts (with a message) and a
     // failed stack or guard mapping shows up as SIGSEGV or SIGBUS; RLIMIT_CPU
@@ -242,18 +361,34 @@ fn cpu_seconds(timeout: Duration) -> u64 {
     (timeout.as_secs_f64().ceil() as u64).max(1)
 }
 
-/// Loads an artifact this sandbox wrote.
+/// A compiled module or component, as loaded from the artifact cache.
+pub(crate) enum Compiled {
+    Module(wasmtime::Module),
+    Component(wasmtime::component::Component),
+}
+
+/// Loads an artifact this sandbox wrote, of a module or a component.
 #[allow(
     unsafe_code,
-    reason = "loading our own compiled artifacts needs Module::deserialize_file"
+    reason = "loading our own compiled artifacts needs Module::deserialize_file and Component::deserialize_file"
 )]
-pub(crate) fn load_artifact(engine: &wasmtime::Engine, path: &Path) -> wasmtime::Result<wasmtime::Module> {
+pub(crate) fn load_artifact(
+    engine: &wasmtime::Engine,
+    path: &Path,
+    kind: crate::ModuleKind,
+) -> wasmtime::Result<Compiled> {
     // SAFETY: `deserialize_file` trusts its input to be an artifact produced
     // by wasmtime with compatible settings. Files in the cache directory are
     // written only by `compile_in_child` (our own compiler, run with the
     // settings of this engine, renamed into place only after it succeeded),
     // are named after the engine's compatibility hash, and the directory is
     // documented as writable by the sandbox alone. wasmtime additionally
-    // checks the artifact's header and engine compatibility.
-    unsafe { wasmtime::Module::deserialize_file(engine, path) }
+    // checks the artifact's header, its kind (module or component) and
+    // engine compatibility.
+    match kind {
+        crate::ModuleKind::Core => unsafe { wasmtime::Module::deserialize_file(engine, path) }.map(Compiled::Module),
+        crate::ModuleKind::Component => {
+            unsafe { wasmtime::component::Component::deserialize_file(engine, path) }.map(Compiled::Component)
+        }
+    }
 }

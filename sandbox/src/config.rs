@@ -72,6 +72,12 @@ pub struct SandboxConfig {
     /// Default 16 MiB: real bots are well below it, and every byte is parsed,
     /// validated, compiled and stored.
     pub max_module_bytes: usize,
+    /// Largest WASI 0.2 component accepted, in bytes.
+    ///
+    /// Default 40 MiB. A component embeds a whole language runtime (an
+    /// 18 MB CPython for a Python bot, 12 MB for JavaScript), so it gets a
+    /// bound of its own, above [`Self::max_module_bytes`].
+    pub max_component_bytes: usize,
     /// Largest function body accepted, in bytes.
     ///
     /// Default 1 MiB. Optimising compilers can take time worse than linear in
@@ -112,13 +118,23 @@ pub struct SandboxConfig {
     /// CPU-time limit for compiling one module in the child process (all
     /// its threads together, whole seconds, rounded up).
     ///
-    /// Default 10 s. Crafted modules can make an optimising compiler run for
+    /// Default 20 s. Crafted modules can make an optimising compiler run for
     /// minutes; the kernel stops the child at this limit (`RLIMIT_CPU`), so
-    /// an upload check answers within seconds whatever the module. It is CPU
+    /// an upload check answers within seconds whatever the module. The
+    /// largest realistic bots, Go modules of 3.5 MB, need 5 s cold on a
+    /// current core, and 6.5 s when the compiled functions are also
+    /// written to the function cache (later Go bots then take a fraction). It is CPU
     /// time, not real time, so whether a module is accepted does not depend
     /// on how busy the machine is; a child that gets no CPU or hangs is
     /// stopped after three times this in real time.
     pub compile_timeout: Duration,
+    /// CPU-time limit for compiling one WASI 0.2 component, in the same
+    /// way as [`Self::compile_timeout`].
+    ///
+    /// Default 120 s. A Python component is a whole CPython (18 MB of
+    /// code): Cranelift needs about 25 s of CPU for it cold, spread over
+    /// every core.
+    pub component_compile_timeout: Duration,
     /// Address-space limit (`RLIMIT_AS`) of the compiler child, in bytes.
     ///
     /// Default 2 GiB. A crafted module can make the compiler allocate without
@@ -160,12 +176,14 @@ impl Default for SandboxConfig {
             max_reply_bytes: 64 * KIB,
             max_stderr_bytes: 64 * KIB,
             max_module_bytes: 16 * MIB,
+            max_component_bytes: 40 * MIB,
             max_function_body_bytes: MIB,
             host_call_fuel: 1_000,
             host_byte_fuel: 1,
             backstop_factor: 50,
             backstop_grace: Duration::from_secs(1),
-            compile_timeout: Duration::from_secs(10),
+            compile_timeout: Duration::from_secs(20),
+            component_compile_timeout: Duration::from_secs(120),
             compile_memory_bytes: 2 * 1024 * MIB as u64,
             cache_dir: None,
             memory_cache_entries: 256,
@@ -263,6 +281,7 @@ impl CodegenSettings {
 pub(crate) fn engine_config(s: CodegenSettings) -> wasmtime::Config {
     let mut c = wasmtime::Config::new();
     c.consume_fuel(true)
+        .wasm_component_model(true)
         .cranelift_nan_canonicalization(true)
         .wasm_relaxed_simd(false)
         .relaxed_simd_deterministic(true)

@@ -25,11 +25,28 @@ pub enum ModuleError {
     /// The bytes are not a WebAssembly binary.
     #[error("not a WebAssembly module (a .wasm file starts with the bytes \\0asm)")]
     NotWasm,
-    /// The binary is a component, not a core module.
+    /// The binary is a component of another layer than WASI 0.2 (e.g. a
+    /// component-model draft).
     #[error(
-        "this is a WebAssembly component; bots must be core modules (WASI preview 1 commands, e.g. built for wasm32-wasip1)"
+        "unsupported component binary (layer {layer}); bots are WASI preview 1 modules or WASI 0.2 command components"
     )]
-    Component,
+    ComponentLayer {
+        /// The binary's layer and version fields.
+        layer: u32,
+    },
+    /// A component imports an interface the host does not provide.
+    #[error("component imports `{name}`, which bots cannot use{}", hint.map(|h| format!("; {h}")).unwrap_or_default())]
+    ForbiddenInterface {
+        /// The import's full name, e.g. `wasi:http/types@0.2.3`.
+        name: String,
+        /// How to build without it, when known.
+        hint: Option<&'static str>,
+    },
+    /// A component does not export `wasi:cli/run@0.2.x`.
+    #[error(
+        "component exports no `wasi:cli/run@0.2.x`: bots must be WASI 0.2 command components (world `wasi:cli/command`)"
+    )]
+    MissingRun,
     /// The module does not validate.
     #[error("module is not valid WebAssembly: {0}")]
     Invalid(String),
@@ -74,6 +91,14 @@ pub enum ModuleError {
         what: &'static str,
         /// How many the module declares.
         count: usize,
+    },
+    /// A component is larger than `max_component_bytes`.
+    #[error("component is {size} bytes; the limit is {limit} bytes")]
+    ComponentTooLarge {
+        /// Size of the component.
+        size: usize,
+        /// The configured limit.
+        limit: usize,
     },
     /// A function body is larger than `max_function_body_bytes`.
     #[error("function {index} has a body of {size} bytes; the limit is {limit} bytes")]

@@ -11,12 +11,14 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
+use wasmtime::component::ResourceTable;
 use wasmtime::{Store, Trap};
 
 use crate::error::{CrashReason, FaultKind, SandboxError, TrapKind, TurnFault};
 use crate::io::{Event, Io, Params, lock};
 use crate::wasi::{Abort, Exit, Host, Limiter, tank_left};
-use crate::{BotModule, OnTimeout, Shared};
+use crate::wasip2::MAX_RESOURCES;
+use crate::{BotModule, OnTimeout, Pre, Shared};
 
 type Run = Pin<Box<dyn Future<Output = (Store<Host>, wasmtime::Result<()>)> + Send>>;
 
@@ -97,52 +99,77 @@ impl BotInstance {
     }
 
     /// Creates a store and an instance and returns the future running
-    /// `_start`. No wasm code runs here (start sections are refused).
+    /// `_start` (a module) or `run` (a component). No wasm code runs here
+    /// (a module's start section is refused; a component is instantiated
+    /// in the future).
     fn start(&self) -> Result<Run, SandboxError> {
         let p = &self.params;
+        let (engine, max_items) = match &self.module.inner.pre {
+            Pre::Module(_) => (&self.shared.engine, 1),
+            Pre::Component { .. } => (&self.shared.component_engine, COMPONENT_MAX_ITEMS),
+        };
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(MAX_RESOURCES);
         let host = Host {
             io: self.io.clone(),
             params: p.clone(),
-            limiter: Limiter {
-                max_memory: p.max_memory,
-                max_table: p.max_table,
-                refused: false,
-            },
+            limiter: Limiter::new(p.max_memory, p.max_table, max_items, self.io.clone()),
             memory: None,
             write_buffer: Vec::new(),
+            table,
         };
         let wt = |e: wasmtime::Error| SandboxError::Wasmtime(format!("{e:#}"));
-        let mut store = Store::new(&self.shared.engine, host);
+        let mut store = Store::new(engine, host);
         store.limiter(|h| &mut h.limiter);
         // No wasm runs before the first poll, which fills the tank for the
         // turn it runs in.
         store.set_fuel(0).map_err(wt)?;
         lock(&self.io).reset_sync(p.granularity);
-
-        let instance = block_on(self.module.inner.pre.instantiate_async(&mut store))
-            .unwrap_or_else(|| Err(wasmtime::format_err!("instantiation did not complete")))
-            .map_err(|e| {
-                if e.is::<wasmtime::PoolConcurrencyLimitError>() {
-                    SandboxError::NoInstanceSlot(self.shared.config.instance_slots)
-                } else {
-                    wt(e)
-                }
-            })?;
-        let memory = instance.get_memory(&mut store, "memory");
-        store.data_mut().memory = memory;
-        let start = instance.get_typed_func::<(), ()>(&mut store, "_start").map_err(wt)?;
+        let no_slot = |e: wasmtime::Error| {
+            if e.is::<wasmtime::PoolConcurrencyLimitError>() {
+                SandboxError::NoInstanceSlot(self.shared.config.instance_slots)
+            } else {
+                wt(e)
+            }
+        };
         let (io, params) = (self.io.clone(), p.clone());
-        Ok(Box::pin(async move {
-            let (tank, chunk) = lock(&io).refill(&params);
-            let filled = store
-                .fuel_async_yield_interval(Some(chunk))
-                .and_then(|()| store.set_fuel(tank));
-            let result = match filled {
-                Ok(()) => start.call_async(&mut store, ()).await,
-                Err(e) => Err(e),
-            };
-            (store, result)
-        }))
+        match &self.module.inner.pre {
+            Pre::Module(pre) => {
+                let instance = block_on(pre.instantiate_async(&mut store))
+                    .unwrap_or_else(|| Err(wasmtime::format_err!("instantiation did not complete")))
+                    .map_err(no_slot)?;
+                let memory = instance.get_memory(&mut store, "memory");
+                store.data_mut().memory = memory;
+                let start = instance.get_typed_func::<(), ()>(&mut store, "_start").map_err(wt)?;
+                Ok(Box::pin(async move {
+                    let result = match fill(&mut store, &io, &params) {
+                        Ok(()) => start.call_async(&mut store, ()).await,
+                        Err(e) => Err(e),
+                    };
+                    (store, result)
+                }))
+            }
+            Pre::Component { pre, run } => {
+                // A component's core modules may have start functions (a
+                // runtime's initialisation): they run in the first turn,
+                // on its fuel, like the rest of the bot's code.
+                let (pre, run) = (pre.clone(), *run);
+                Ok(Box::pin(async move {
+                    let result = async {
+                        fill(&mut store, &io, &params)?;
+                        let instance = pre.instantiate_async(&mut store).await?;
+                        let run = instance.get_typed_func::<(), (Result<(), ()>,)>(&mut store, run)?;
+                        match run.call_async(&mut store, ()).await? {
+                            (Ok(()),) => Ok(()),
+                            // `run` returning an error is exit status 1.
+                            (Err(()),) => Err(wasmtime::Error::new(Exit(1))),
+                        }
+                    }
+                    .await;
+                    (store, result)
+                }))
+            }
+        }
     }
 
     /// Hands one request line (bytes without `\n`; the host appends it) and
@@ -338,7 +365,14 @@ impl BotInstance {
                             let replied_before = g.instance_lines > 0 && g.stdin_pos <= g.request_start;
                             if !replied_before {
                                 drop(g);
-                                return Err(self.fault(FaultKind::Crash(CrashReason::ExitBeforeReply { code })));
+                                // A runtime that reports a failed allocation and
+                                // exits (CPython's MemoryError) ran out of memory.
+                                let reason = if refused {
+                                    CrashReason::MemoryLimit(TrapKind::Other(format!("exited with code {code}")))
+                                } else {
+                                    CrashReason::ExitBeforeReply { code }
+                                };
+                                return Err(self.fault(FaultKind::Crash(reason)));
                             }
                             g.reset_for_restart();
                             drop(g);
@@ -417,8 +451,8 @@ impl BotInstance {
         &self.stderr
     }
 
-    /// The most linear memory the bot has had, in bytes, as of its last
-    /// read or write call (0 before any).
+    /// The most linear memory the bot has had, in bytes (all its memories
+    /// together, for a component).
     pub fn peak_memory_bytes(&self) -> u64 {
         lock(&self.io).peak_memory
     }
@@ -437,6 +471,17 @@ impl Drop for BotInstance {
             self.close();
         }
     }
+}
+
+/// Core instances, memories and tables one component may have (CPython's
+/// component has 14 core instances).
+const COMPONENT_MAX_ITEMS: usize = 64;
+
+/// Fills the tank for the turn the first poll runs in.
+fn fill(store: &mut Store<Host>, io: &Mutex<Io>, params: &Params) -> wasmtime::Result<()> {
+    let (tank, chunk) = lock(io).refill(params);
+    store.fuel_async_yield_interval(Some(chunk))?;
+    store.set_fuel(tank)
 }
 
 /// Polls a future that is expected to complete without waiting (no wasm

@@ -57,6 +57,8 @@ pub(crate) struct Params {
     pub(crate) max_memory: usize,
     pub(crate) max_table: usize,
     pub(crate) start_time_ns: u64,
+    /// The environment, as pairs (for components).
+    pub(crate) vars: Vec<(String, String)>,
     /// `KEY=VALUE\0` for each environment variable.
     pub(crate) environ: Vec<Vec<u8>>,
 }

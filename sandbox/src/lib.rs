@@ -67,12 +67,14 @@
 
 mod check;
 mod compile;
+mod component;
 mod config;
 mod error;
 mod instance;
 mod io;
 mod layout;
 mod wasi;
+mod wasip2;
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -82,8 +84,8 @@ use std::sync::{Arc, Mutex};
 use rand_core::SeedableRng;
 use wasmtime::{Engine, InstanceAllocationStrategy, InstancePre, Linker, PoolingAllocationConfig};
 
-pub use check::ModuleInfo;
-pub use compile::compiler_child_main;
+pub use check::{ModuleInfo, ModuleKind};
+pub use compile::{Compilation, compiler_child_main};
 pub use config::{CompilerCommand, DEFAULT_FUEL_PER_MS, EMBEDDED_COMPILER_SUBCOMMAND, SandboxConfig};
 pub use error::{BadReplyReason, CrashReason, FaultKind, ModuleError, SandboxError, TrapKind, TurnFault};
 pub use instance::{BotInstance, TurnReply};
@@ -110,8 +112,13 @@ impl std::fmt::Debug for Sandbox {
 
 pub(crate) struct Shared {
     pub(crate) config: SandboxConfig,
+    /// Runs core modules, from the pooling allocator's slots.
     pub(crate) engine: Engine,
     linker: Linker<Host>,
+    /// Runs components (many core instances each), allocating on demand;
+    /// same code generation as `engine`.
+    pub(crate) component_engine: Engine,
+    component_linker: wasmtime::component::Linker<Host>,
     cache_dir: PathBuf,
     compat: String,
     modules: Mutex<ModuleCache>,
@@ -181,7 +188,19 @@ pub struct BotModule {
 
 pub(crate) struct ModuleInner {
     info: ModuleInfo,
-    pub(crate) pre: InstancePre<Host>,
+    pub(crate) pre: Pre,
+    compilation: Option<Compilation>,
+}
+
+/// A bot ready to instantiate.
+pub(crate) enum Pre {
+    /// A preview-1 module; runs `_start`.
+    Module(InstancePre<Host>),
+    /// A command component; runs the `run` function of `run`'s interface.
+    Component {
+        pre: wasmtime::component::InstancePre<Host>,
+        run: wasmtime::component::ComponentExportIndex,
+    },
 }
 
 impl std::fmt::Debug for BotModule {
@@ -201,6 +220,12 @@ impl BotModule {
     /// What the checks learned about the module.
     pub fn info(&self) -> &ModuleInfo {
         &self.inner.info
+    }
+
+    /// How the module was compiled, when this sandbox compiled it (not
+    /// when it was found compiled on disk).
+    pub fn compilation(&self) -> Option<&Compilation> {
+        self.inner.compilation.as_ref()
     }
 }
 
@@ -322,6 +347,9 @@ impl Sandbox {
 
         let mut linker = Linker::new(&engine);
         wasi::add_to_linker(&mut linker).map_err(wt)?;
+        let component_engine = Engine::new(&config::engine_config(codegen(&config))).map_err(wt)?;
+        let mut component_linker = wasmtime::component::Linker::new(&component_engine);
+        wasip2::add_to_linker(&mut component_linker).map_err(wt)?;
 
         let (cache_dir, tmp) = match &config.cache_dir {
             Some(dir) => {
@@ -349,6 +377,8 @@ impl Sandbox {
                 config,
                 engine,
                 linker,
+                component_engine,
+                component_linker,
                 cache_dir,
                 compat,
                 modules: Mutex::new(ModuleCache::default()),
@@ -377,7 +407,7 @@ impl Sandbox {
     /// (keyed by the module's SHA-256 and the engine's compatibility hash).
     pub fn load(&self, wasm: &[u8]) -> Result<BotModule, ModuleError> {
         let s = &self.shared;
-        if wasm.len() <= s.config.max_module_bytes {
+        if wasm.len() <= s.config.max_module_bytes.max(s.config.max_component_bytes) {
             // The same bytes were checked with this configuration before.
             let sha = compile::sha256_hex(wasm);
             if let Some(m) = lock_cache(&s.modules).get(&sha) {
@@ -386,9 +416,13 @@ impl Sandbox {
             }
         }
         let info = self.inspect(wasm)?;
+        let (engine, timeout) = match info.kind {
+            ModuleKind::Core => (&s.engine, s.config.compile_timeout),
+            ModuleKind::Component => (&s.component_engine, s.config.component_compile_timeout),
+        };
         let path = s.cache_dir.join(format!("{}-{}.cwasm", info.sha256, s.compat));
         let cached = if path.is_file() {
-            match compile::load_artifact(&s.engine, &path) {
+            match compile::load_artifact(engine, &path, info.kind) {
                 Ok(m) => Some(m),
                 Err(_) => {
                     // Stale or damaged: compile again.
@@ -399,7 +433,8 @@ impl Sandbox {
         } else {
             None
         };
-        let module = match cached {
+        let mut compilation = None;
+        let compiled = match cached {
             Some(m) => {
                 s.loads.disk.fetch_add(1, Ordering::Relaxed);
                 m
@@ -407,21 +442,29 @@ impl Sandbox {
             None => {
                 s.loads.compiled.fetch_add(1, Ordering::Relaxed);
                 let limits = compile::CompileLimits {
-                    timeout: s.config.compile_timeout,
+                    timeout,
                     memory_bytes: s.config.compile_memory_bytes,
                     settings: codegen(&s.config),
+                    function_cache: s.cache_dir.join(format!("functions-{}", s.compat)),
                 };
-                compile::compile_in_child(&s.config.compiler, &limits, wasm, &path)?;
-                compile::load_artifact(&s.engine, &path)
+                compilation = Some(compile::compile_in_child(&s.config.compiler, &limits, wasm, &path)?);
+                compile::load_artifact(engine, &path, info.kind)
                     .map_err(|e| ModuleError::Host(format!("cannot load the compiled module: {e:#}")))?
             }
         };
-        let pre = s
-            .linker
-            .instantiate_pre(&module)
-            .map_err(|e| ModuleError::Host(format!("cannot link the module: {e:#}")))?;
+        let link = |e: wasmtime::Error| ModuleError::Host(format!("cannot link the module: {e:#}"));
+        let pre = match compiled {
+            compile::Compiled::Module(module) => Pre::Module(s.linker.instantiate_pre(&module).map_err(link)?),
+            compile::Compiled::Component(component) => {
+                let run = run_export(&s.component_engine, &component).ok_or(ModuleError::MissingRun)?;
+                Pre::Component {
+                    pre: s.component_linker.instantiate_pre(&component).map_err(link)?,
+                    run,
+                }
+            }
+        };
         let bot = BotModule {
-            inner: Arc::new(ModuleInner { info, pre }),
+            inner: Arc::new(ModuleInner { info, pre, compilation }),
         };
         lock_cache(&s.modules).insert(&bot, s.config.memory_cache_entries);
         Ok(bot)
@@ -465,6 +508,7 @@ impl Sandbox {
             max_memory: c.max_memory_bytes,
             max_table: c.max_table_elements,
             start_time_ns: env.start_time_ns,
+            vars: env.vars.clone(),
             environ: env
                 .vars
                 .iter()
@@ -477,6 +521,21 @@ impl Sandbox {
         )));
         BotInstance::new(self.shared.clone(), module.clone(), params, io)
     }
+}
+
+/// The `run` function of a component's `wasi:cli/run@0.2.x` export.
+fn run_export(
+    engine: &Engine,
+    component: &wasmtime::component::Component,
+) -> Option<wasmtime::component::ComponentExportIndex> {
+    let ty = component.component_type();
+    let name = ty.exports(engine).map(|(name, _)| name).find(|name| {
+        name.strip_prefix(component::RUN_INTERFACE)
+            .and_then(|v| v.strip_prefix("@0.2."))
+            .is_some()
+    })?;
+    let interface = component.get_export_index(None, name)?;
+    component.get_export_index(Some(&interface), "run")
 }
 
 fn codegen(c: &SandboxConfig) -> CodegenSettings {

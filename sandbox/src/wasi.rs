@@ -10,7 +10,8 @@
 use std::sync::{Arc, Mutex};
 
 use rand_core::RngCore;
-use wasmtime::{AsContext, Caller, Linker, Memory, ResourceLimiter, Result};
+use wasmtime::component::ResourceTable;
+use wasmtime::{AsContext, AsContextMut, Caller, Linker, Memory, ResourceLimiter, Result};
 
 use crate::check::WASI_MODULE;
 use crate::error::{BadReplyReason, FaultKind};
@@ -34,36 +35,73 @@ pub(crate) struct Abort(pub(crate) FaultKind);
 #[error("exited with code {0}")]
 pub(crate) struct Exit(pub(crate) i32);
 
-/// Memory and table limits; remembers whether a grow was refused.
+/// Memory and table limits over every memory and table of a store (a
+/// component has several core instances); remembers whether a grow was
+/// refused.
 pub(crate) struct Limiter {
     pub(crate) max_memory: usize,
     pub(crate) max_table: usize,
+    /// Core instances, memories and tables a store may hold: 1 for a
+    /// preview-1 module.
+    pub(crate) max_items: usize,
+    /// Bytes of linear memory and elements of tables in the store now.
+    pub(crate) memory_total: usize,
+    pub(crate) table_total: usize,
     pub(crate) refused: bool,
+    /// Where the most memory the bot has had is kept.
+    io: Arc<Mutex<Io>>,
+}
+
+impl Limiter {
+    pub(crate) fn new(max_memory: usize, max_table: usize, max_items: usize, io: Arc<Mutex<Io>>) -> Limiter {
+        Limiter {
+            max_memory,
+            max_table,
+            max_items,
+            memory_total: 0,
+            table_total: 0,
+            refused: false,
+            io,
+        }
+    }
+}
+
+/// `total` after a grow from `current` to `desired`, if it stays within `max`.
+fn grown(total: usize, current: usize, desired: usize, max: usize) -> Option<usize> {
+    let after = total.checked_add(desired.checked_sub(current)?)?;
+    (after <= max).then_some(after)
 }
 
 impl ResourceLimiter for Limiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> Result<bool> {
-        let ok = desired <= self.max_memory;
-        self.refused |= !ok;
-        Ok(ok)
+    fn memory_growing(&mut self, current: usize, desired: usize, _max: Option<usize>) -> Result<bool> {
+        let after = grown(self.memory_total, current, desired, self.max_memory);
+        self.refused |= after.is_none();
+        if let Some(after) = after {
+            self.memory_total = after;
+            note_memory(&self.io, after);
+        }
+        Ok(after.is_some())
     }
 
-    fn table_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> Result<bool> {
-        let ok = desired <= self.max_table;
-        self.refused |= !ok;
-        Ok(ok)
+    fn table_growing(&mut self, current: usize, desired: usize, _max: Option<usize>) -> Result<bool> {
+        let after = grown(self.table_total, current, desired, self.max_table);
+        self.refused |= after.is_none();
+        if let Some(after) = after {
+            self.table_total = after;
+        }
+        Ok(after.is_some())
     }
 
     fn instances(&self) -> usize {
-        1
+        self.max_items
     }
 
     fn tables(&self) -> usize {
-        1
+        self.max_items
     }
 
     fn memories(&self) -> usize {
-        1
+        self.max_items
     }
 }
 
@@ -75,47 +113,52 @@ pub(crate) struct Host {
     pub(crate) memory: Option<Memory>,
     /// Reused by every `fd_write` for the bytes written.
     pub(crate) write_buffer: Vec<u8>,
+    /// A component's resources (streams, pollables); empty for a module.
+    pub(crate) table: ResourceTable,
 }
 
 type Ctx<'a> = Caller<'a, Host>;
 
 /// Syncs fuel, charges `cost` and, when the turn's budget is gone, pauses
 /// the bot (reporting a timeout) until a turn with budget left starts.
-async fn charge(caller: &mut Ctx<'_>, cost: u64) -> Result<()> {
-    let left = caller.get_fuel()?;
+pub(crate) async fn charge<S: AsContextMut<Data = Host>>(store: &mut S, cost: u64) -> Result<()> {
+    let mut cx = store.as_context_mut();
+    let left = cx.get_fuel()?;
     // The usual case, budget left: one lock, and the tank is refilled.
     let timed_out = {
-        let mut g = lock(&caller.data().io);
+        let mut g = lock(&cx.data().io);
         g.sync(left);
         g.charge(cost);
         match g.time_out_if_over() {
             Some(seq) => seq,
             None => {
-                let (tank, chunk) = g.refill(&caller.data().params);
+                let (tank, chunk) = g.refill(&cx.data().params);
                 drop(g);
-                return refill(caller, tank, chunk);
+                return refill(&mut cx, tank, chunk);
             }
         }
     };
-    let io = caller.data().io.clone();
+    let io = cx.data().io.clone();
     let mut seq = Some(timed_out);
     while let Some(s) = seq {
         next_turn(&io, s).await;
         seq = lock(&io).time_out_if_over();
     }
-    arm(caller, &io)
+    arm(store, &io)
 }
 
 /// Refills the tank for the rest of the turn.
-fn arm(caller: &mut Ctx<'_>, io: &Mutex<Io>) -> Result<()> {
-    let (tank, chunk) = lock(io).refill(&caller.data().params);
-    refill(caller, tank, chunk)
+pub(crate) fn arm<S: AsContextMut<Data = Host>>(store: &mut S, io: &Mutex<Io>) -> Result<()> {
+    let mut cx = store.as_context_mut();
+    let (tank, chunk) = lock(io).refill(&cx.data().params);
+    refill(&mut cx, tank, chunk)
 }
 
 /// Puts `tank` fuel in the store, to be handed out in chunks of `chunk`.
-fn refill(caller: &mut Ctx<'_>, tank: u64, chunk: u64) -> Result<()> {
-    caller.fuel_async_yield_interval(Some(chunk))?;
-    caller.set_fuel(tank)
+fn refill<S: AsContextMut<Data = Host>>(store: &mut S, tank: u64, chunk: u64) -> Result<()> {
+    let mut cx = store.as_context_mut();
+    cx.fuel_async_yield_interval(Some(chunk))?;
+    cx.set_fuel(tank)
 }
 
 fn memory(caller: &Ctx<'_>) -> Option<Memory> {
@@ -225,15 +268,15 @@ async fn fd_write(c: &mut Ctx<'_>, fd: i32, iovs: i32, len: i32, nwritten: i32) 
 
 /// Charges for `data` and writes it to `fd`; gives the count written or
 /// the error for the bot.
-async fn write(c: &mut Ctx<'_>, fd: i32, data: &[u8]) -> Result<Result<usize, i32>> {
+pub(crate) async fn write<S: AsContextMut<Data = Host>>(c: &mut S, fd: i32, data: &[u8]) -> Result<Result<usize, i32>> {
     let (call_fuel, byte_fuel, max_stderr) = {
-        let p = &c.data().params;
+        let p = &c.as_context().data().params;
         (p.call_fuel, p.byte_fuel, p.max_stderr)
     };
     charge(c, call_fuel + data.len() as u64 * byte_fuel).await?;
     match fd {
         1 => write_stdout(c, data).await?,
-        2 => lock(&c.data().io).write_stderr(data, max_stderr),
+        2 => lock(&c.as_context().data().io).write_stderr(data, max_stderr),
         _ => return Ok(Err(EBADF)),
     }
     Ok(Ok(data.len()))
@@ -241,12 +284,14 @@ async fn write(c: &mut Ctx<'_>, fd: i32, data: &[u8]) -> Result<Result<usize, i3
 
 /// Splits stdout into lines; the line that answers the current request is
 /// the reply: the bot pauses here until the next turn.
-async fn write_stdout(c: &mut Ctx<'_>, data: &[u8]) -> Result<()> {
-    let max_reply = c.data().params.max_reply;
-    // With `Pause`, every line is handed over: the referee of a tick-based
-    // game tells stale replies by their content.
-    let match_requests = c.data().params.on_timeout == crate::OnTimeout::Stop;
-    let io = c.data().io.clone();
+async fn write_stdout<S: AsContextMut<Data = Host>>(c: &mut S, data: &[u8]) -> Result<()> {
+    let (max_reply, match_requests, io) = {
+        let host = c.as_context().data();
+        // With `Pause`, every line is handed over: the referee of a
+        // tick-based game tells stale replies by their content.
+        let p = &host.params;
+        (p.max_reply, p.on_timeout == crate::OnTimeout::Stop, host.io.clone())
+    };
     let mut rest = data;
     while !rest.is_empty() {
         let newline = memchr::memchr(b'\n', rest);
@@ -360,8 +405,8 @@ async fn clock_time_get(c: &mut Ctx<'_>, id: i32, out: i32) -> Result<i32> {
 }
 
 /// The virtual clock: start time plus the fuel used so far.
-fn now_ns(c: &Ctx<'_>) -> u64 {
-    let host = c.data();
+pub(crate) fn now_ns(c: &impl AsContext<Data = Host>) -> u64 {
+    let host = c.as_context().data();
     let used = lock(&host.io).total_used;
     host.params.start_time_ns.saturating_add(host.params.fuel_to_ns(used))
 }

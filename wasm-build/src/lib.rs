@@ -17,7 +17,12 @@
 //! let wasm = arbiter_wasm_build::output_dir(target, "release").join("my-bot.wasm");
 //! # Ok::<(), std::io::Error>(())
 //! ```
+//!
+//! [`component::build`] does the same for Python and JavaScript bots, built
+//! into WASI 0.2 components with the producers the kits pin.
 #![deny(missing_docs)]
+
+pub mod component;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -183,7 +183,12 @@ fn oversize_module() {
 fn not_wasm_component_and_garbage() {
     assert_eq!(sandbox().inspect(b"#!/bin/sh\necho hi\n"), Err(ModuleError::NotWasm));
     assert_eq!(sandbox().inspect(b""), Err(ModuleError::NotWasm));
-    assert_eq!(sandbox().inspect(b"\0asm\x0d\0\x01\0"), Err(ModuleError::Component));
+    // An empty component: not a command.
+    assert_eq!(sandbox().inspect(b"\0asm\x0d\0\x01\0"), Err(ModuleError::MissingRun));
+    assert!(matches!(
+        sandbox().inspect(b"\0asm\x0d\0\x02\0"),
+        Err(ModuleError::ComponentLayer { .. })
+    ));
     let err = sandbox().inspect(b"\0asm\x01\0\0\0\x01\xff\xff").expect_err("refused");
     assert!(matches!(err, ModuleError::Invalid(_)), "{err}");
     // Valid structure, invalid code: validation catches it.

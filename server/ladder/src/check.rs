@@ -99,6 +99,11 @@ pub struct Checked {
     /// The smoke match's time control, in words; `None` when the module
     /// was refused before it.
     pub smoke_control: Option<String>,
+    /// What was uploaded and how it was compiled, in words (e.g. `WASI 0.2
+    /// component, Python (componentize-py 0.25.1), 18.6 MB, compiled in
+    /// 7.9 s, runtime cache warm: 97% of its functions`); `None` when it
+    /// was refused before it was understood.
+    pub module: Option<String>,
 }
 
 /// The C stack size below which [`warnings`] speaks up: wasm-ld's default.
@@ -132,6 +137,9 @@ impl Checked {
     /// the times.
     pub fn report(&self) -> String {
         let mut out = self.verdict.report();
+        if let Some(module) = &self.module {
+            let _ = writeln!(out, "module: {module}");
+        }
         for warning in &self.warnings {
             let _ = writeln!(out, "{warning}");
         }
@@ -232,10 +240,12 @@ pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant, ladde
                 peak_memory: None,
                 warnings: Vec::new(),
                 smoke_control: None,
+                module: None,
             });
         }
     };
     let compile = started.elapsed();
+    let description = describe(&module);
     let started = Instant::now();
     let settings = smoke_settings(variant, ladder, sandbox.config().fuel_per_ms);
     let smoked = smoke(sandbox, module, name, &settings, ladder)?;
@@ -248,7 +258,31 @@ pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant, ladde
         peak_memory: smoked.peak.map(|peak| (peak, sandbox.config().max_memory_bytes as u64)),
         warnings,
         smoke_control: Some(control_words(&settings)),
+        module: Some(description),
     })
+}
+
+/// What was uploaded and how it was compiled, in words.
+fn describe(module: &arbiter_sandbox::BotModule) -> String {
+    let info = module.info();
+    let mut out = format!("{}, {:.1} MB", info.describe(), info.size_bytes as f64 / 1_000_000.0);
+    match module.compilation() {
+        Some(c) => {
+            let _ = write!(out, ", compiled in {:.1} s", c.seconds);
+            if c.functions_reused + c.functions_compiled > 0 {
+                let share = c.reused_share();
+                let _ = write!(
+                    out,
+                    ", runtime cache {} ({:.0}% of its {} functions compiled before)",
+                    if share >= 0.5 { "warm" } else { "cold" },
+                    share * 100.0,
+                    c.functions_reused + c.functions_compiled
+                );
+            }
+        }
+        None => out.push_str(", found compiled"),
+    }
+    out
 }
 
 /// What the smoke match concluded.
