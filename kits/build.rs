@@ -1,7 +1,8 @@
 //! Embeds every bot kit: for each `LANG/` folder beside this file that has a
-//! `template/`, its `README.md`, its `setup.sh` and every file of the
-//! template but build outputs. The kits' tests (`test.sh`, helpers for
-//! them) are not embedded.
+//! `template/`, its `README.md`, its `setup.sh`, the files `setup.sh` reads
+//! beside itself ([`SETUP_FILES`]: npm's pins of a producer) and every file
+//! of the template, nested folders included, but build outputs. The kits'
+//! tests (`test.sh`, helpers for them) are not embedded.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -18,7 +19,14 @@ const SKIPPED: &[&str] = &[
     "native-bot",
     "bot",
     "replays",
+    // The JavaScript kit's bundle, made by its build.sh.
+    "build",
 ];
+
+/// Files of a kit's own folder that its `setup.sh` reads beside itself, so a
+/// bot folder gets them with `setup.sh` (the JavaScript kit's pins of
+/// componentize-js, which `npm ci` installs).
+const SETUP_FILES: &[&str] = &["package.json", "package-lock.json"];
 
 fn main() {
     let kits = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
@@ -49,6 +57,19 @@ fn main() {
                 let _ = writeln!(source, "        {field}: None,");
             }
         }
+        source.push_str("        setup_files: &[\n");
+        for file in SETUP_FILES {
+            let path = language.join(file);
+            println!("cargo:rerun-if-changed={}", path.display());
+            if path.is_file() {
+                let _ = writeln!(
+                    source,
+                    "            File {{ path: {file:?}, bytes: include_bytes!({:?}) }},",
+                    absolute(&path)
+                );
+            }
+        }
+        source.push_str("        ],\n");
         source.push_str("        template: &[\n");
         for (relative, path) in files {
             println!("cargo:rerun-if-changed={}", path.display());
@@ -83,7 +104,7 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, PathBuf)>) {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
-        if SKIPPED.contains(&name) || name.ends_with(".wasm") || name.ends_with(".o") {
+        if SKIPPED.contains(&name) || [".wasm", ".o", ".partial"].iter().any(|end| name.ends_with(end)) {
             continue;
         }
         if path.is_dir() {

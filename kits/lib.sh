@@ -1,10 +1,15 @@
+# shellcheck shell=bash
 # Shared by the kits' CI tests (kits/LANG/test.sh): source it, then
 #   kit_start LANG             copy LANG's template into a temporary folder, cd there
 #   kit_build CMD...           run the one build command, timed; bot.wasm must appear
 #   check_every_mode           `arbiter check bot.wasm` in every mode the templates claim,
 #                              accepted and without warnings
 #   play_every_game            2 matches per game against a house bot, replays kept
-#   same_moves_natively CMD    the native build CMD plays bot.wasm's moves from the same seeds
+#   play_natively CMD          1 match per game of the native program CMD (`cmd:` bots)
+#                              against the same house bots; any fault of it fails
+#   same_moves_natively CMD [GAME [OPPONENT [TIME]]]
+#                              the native build CMD plays bot.wasm's moves from the same seeds
+#                              (default: othello against house:othello-random)
 #   kit_report TOOLCHAIN       faults of the kit's bot (any fails), fuel per Othello move,
 #                              toolchain, module size, build time; exits 1 on any failure
 # ARBITER names the binary (default target/debug/arbiter).
@@ -13,7 +18,8 @@ kits_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ARBITER=${ARBITER:-$kits_dir/../target/debug/arbiter}
 case "$ARBITER" in /*) ;; */*) ARBITER="$PWD/$ARBITER" ;; esac
 command -v "$ARBITER" >/dev/null 2>&1 || { echo "FAIL: arbiter binary not found: $ARBITER" >&2; exit 1; }
-# Every mode of the games the templates play, as the binary lists them.
+# Every mode of the games the templates play, as the binary lists them (a
+# kit whose template plays skirmish too adds it after sourcing this file).
 GAMES=$("$ARBITER" games --ladders tictactoe othello | tr '\n' ' ')
 [ -n "$GAMES" ] || { echo "FAIL: arbiter games listed no ladders" >&2; exit 1; }
 kit_failed=0
@@ -30,7 +36,7 @@ kit_start() {
   trap 'rm -rf "$tmp"' EXIT
   cp -R "$kits_dir/$kit/template" "$tmp/my-bot"
   rm -f "$tmp/my-bot/bot.wasm"
-  cd "$tmp/my-bot"
+  cd "$tmp/my-bot" || exit 1
 }
 
 kit_build() {
@@ -54,24 +60,49 @@ check_every_mode() {
   done
 }
 
+# The house bot each game's template plays against.
+opponent_for() {
+  case "$1" in
+    tictactoe:*) echo house:tictactoe-perfect ;;
+    skirmish:*) echo house:skirmish-economy ;;
+    *) echo house:othello-greedy ;;
+  esac
+}
+
 play_every_game() {
   local g opponent
   for g in $GAMES; do
-    case "$g" in
-      tictactoe:*) opponent=house:tictactoe-perfect ;;
-      *) opponent=house:othello-greedy ;;
-    esac
+    opponent=$(opponent_for "$g")
     echo "== play $g against $opponent"
     "$ARBITER" play "$g" bot.wasm "$opponent" -n 2 --out "$tmp/replays/${g/:/-}" || kit_fail "arbiter play $g failed"
   done
 }
 
+play_natively() {
+  local g opponent control
+  for g in $GAMES; do
+    opponent=$(opponent_for "$g")
+    # Wall-clock time: an interpreter's start-up alone can exceed
+    # tic-tac-toe's 100 ms per turn.
+    control=()
+    case "$g" in tictactoe:*) control=(--time 1000/5000) ;; esac
+    echo "== play $g natively (cmd:$1) against $opponent"
+    "$ARBITER" play "$g" "cmd:$1" "$opponent" -n 1 "${control[@]}" --out "$tmp/native-replays/${g/:/-}" ||
+      kit_fail "arbiter play $g cmd:$1 failed"
+  done
+  python3 "$kits_dir/support/replays.py" "$tmp/native-replays" >/dev/null || kit_fail "the native $kit template bot faulted"
+}
+
 same_moves_natively() {
-  "$ARBITER" play othello "cmd:$1" house:othello-random -n 2 --seed 7 --out "$tmp/native" >/dev/null ||
-    kit_fail "the native build could not play"
-  "$ARBITER" play othello bot.wasm house:othello-random -n 2 --seed 7 --out "$tmp/wasm" >/dev/null ||
-    kit_fail "bot.wasm could not play"
-  python3 "$kits_dir/support/same_moves.py" "$tmp/native" "$tmp/wasm" || kit_fail "the native build played other moves"
+  local game=${2:-othello} opponent=${3:-house:othello-random} out
+  local control=()
+  [ -z "${4:-}" ] || control=(--time "$4")
+  out="$tmp/same-${game/:/-}"
+  "$ARBITER" play "$game" "cmd:$1" "$opponent" -n 2 --seed 7 "${control[@]}" --out "$out/native" >/dev/null ||
+    kit_fail "the native build could not play $game"
+  "$ARBITER" play "$game" bot.wasm "$opponent" -n 2 --seed 7 "${control[@]}" --out "$out/wasm" >/dev/null ||
+    kit_fail "bot.wasm could not play $game"
+  python3 "$kits_dir/support/same_moves.py" "$out/native" "$out/wasm" || kit_fail "the native build played other moves in $game"
 }
 
 kit_report() {

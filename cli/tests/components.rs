@@ -15,6 +15,7 @@ use arbiter_wasm_build::component::{Language, Source, build};
 
 #[path = "common/load.rs"]
 mod load;
+mod support;
 
 /// Plays a random legal move (from the seeded random stream) in Othello,
 /// and the first free square in tic-tac-toe.
@@ -178,4 +179,44 @@ fn python_and_javascript_bots_play_every_mode_and_replay_byte_for_byte() {
             );
         }
     }
+}
+
+/// Uploaded to a real server, a Python component is checked, becomes
+/// active, and its version says what it is, on the API and the bot's page.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_uploaded_python_component_is_accepted_and_described() {
+    let wasm = bots()[0].1.clone();
+    let server = support::TestServer::start().await;
+    let ann = server.signup("ann").await;
+    let api = server.token_client(&server.token(&ann).await);
+    let (status, body) = api
+        .post_multipart("/api/bots", support::module_form("pybot", "othello:std", &wasm))
+        .await;
+    assert_eq!(status, support::StatusCode::ACCEPTED, "{body}");
+    let id = body["version"]["id"].as_i64().expect("a version id");
+    let version = support::wait_for(
+        &api,
+        &format!("/api/versions/{id}"),
+        std::time::Duration::from_secs(300),
+        |v| v["version"]["status"] != "checking",
+    )
+    .await;
+    let version = &version["version"];
+    assert_eq!(version["status"], "active", "{version}");
+    let module = version["module"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        module.starts_with("WASI 0.2 component, Python (componentize-py"),
+        "{module}"
+    );
+    assert!(module.contains("compiled in"), "{module}");
+    let page = server
+        .client()
+        .raw(support::Method::GET, "/bots/pybot")
+        .send()
+        .await
+        .expect("the bot's page")
+        .text()
+        .await
+        .expect("a page");
+    assert!(page.contains("WASI 0.2 component, Python"), "{page}");
 }

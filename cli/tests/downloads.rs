@@ -88,7 +88,7 @@ async fn each_kit_downloads_as_its_deterministic_archive() {
     for missing in [
         "/download/kits/cobol.tar.gz",
         "/download/kits/c.zip",
-        "/download/kits/python.tar.gz",
+        "/download/kits/fortran.tar.gz",
     ] {
         let (status, headers, _) = get(&server, missing).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{missing}");

@@ -27,8 +27,8 @@ async fn footprint(server: &TestServer) -> (i64, i64, i64) {
     )
 }
 
-/// Announces a 17 MiB upload, sends 64 KiB of it and returns the status the
-/// server answers with.
+/// Announces a 41 MiB upload (above a component's 40 MiB), sends 64 KiB of
+/// it and returns the status the server answers with.
 async fn oversized_upload(server: &TestServer, token: &str) -> u16 {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut socket = tokio::net::TcpStream::connect(server.addr).await.expect("connects");
@@ -36,7 +36,7 @@ async fn oversized_upload(server: &TestServer, token: &str) -> u16 {
         "POST /api/bots HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\n\
          Content-Type: multipart/form-data; boundary=B\r\nContent-Length: {}\r\n\r\n",
         server.addr,
-        17 * 1024 * 1024
+        41 * 1024 * 1024
     );
     socket.write_all(head.as_bytes()).await.expect("writes");
     let _ = socket.write_all(&vec![b'x'; 64 * 1024]).await;
@@ -90,7 +90,7 @@ async fn hostile_uploads_are_refused_with_reasons_and_change_nothing() {
         .await;
         // 3. Over the size limit: refused from the announced length, before
         // the body is read (sent by hand: a client that insists on writing
-        // all 17 MiB first may see the connection closed instead).
+        // all 41 MiB first may see the connection closed instead).
         let token = api.token.clone().expect("token");
         assert_eq!(oversized_upload(&server, &token).await, 413);
         // 4. Missing fields.

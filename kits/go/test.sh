@@ -2,8 +2,8 @@
 # CI test of the Go kit: builds the template in a temp folder, checks it in
 # every mode it claims, plays 2 matches per game against a house bot, and
 # fails on any rejection or any fault of the kit's bot (see ../lib.sh). A Go
-# module is 3.5 MB: compiling it takes about 6-8 s of the check's 10 s of
-# CPU time (CPU time, so a busy machine does not change the verdict).
+# module is 3.5 MB: compiling it cold takes about 5-8 s of the check's 20 s
+# of CPU time (CPU time, so a busy machine does not change the verdict).
 #   ARBITER=path/to/arbiter bash kits/go/test.sh   (default: target/debug/arbiter)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -1,12 +1,15 @@
 //! The bot kits, embedded from `kits/LANG` at build time: for every
 //! language with a `template/`, the kit's README, its `setup.sh` (which
-//! installs the toolchain) and the template bot.
+//! installs the toolchain), the files `setup.sh` reads beside itself (the
+//! JavaScript kit's `package.json` and `package-lock.json`) and the
+//! template bot, nested folders included (the Python and JavaScript kits'
+//! `wit/`).
 //!
 //! Two views of a kit, with the same files:
 //! - [`Kit::bot_folder`]: what `arbiter new LANG NAME` writes — the template
 //!   with the bot's name filled in, plus [`KIT_README`] (the kit's whole
-//!   README) and `setup.sh`, so the folder works without the Arbiter
-//!   sources.
+//!   README), `setup.sh` and its files, so the folder works without the
+//!   Arbiter sources.
 //! - [`Kit::archive`]: the same folder for the placeholder name
 //!   [`PLACEHOLDER`], as a `.tar.gz` under [`Kit::archive_root`], with
 //!   fixed times and owners and sorted entries: the same bytes on every
@@ -31,6 +34,7 @@ pub struct Kit {
     language: &'static str,
     readme: Option<&'static [u8]>,
     setup: Option<&'static [u8]>,
+    setup_files: &'static [File],
     template: &'static [File],
 }
 
@@ -89,7 +93,8 @@ impl Kit {
 
     /// Everything `arbiter new LANG name` writes, sorted by path: the
     /// template with [`PLACEHOLDER`] replaced by `name`, the kit's README as
-    /// [`KIT_README`] and its toolchain installer as [`SETUP`].
+    /// [`KIT_README`], its toolchain installer as [`SETUP`] and the files
+    /// the installer reads beside itself, as they are.
     pub fn bot_folder(&self, name: &str) -> Vec<FolderFile> {
         let mut files: Vec<FolderFile> = self
             .template
@@ -100,7 +105,10 @@ impl Kit {
                 executable: file.path.ends_with(".sh"),
             })
             .collect();
-        for (path, bytes) in [(KIT_README, self.readme), (SETUP, self.setup)] {
+        let kit_files = [(KIT_README, self.readme), (SETUP, self.setup)]
+            .into_iter()
+            .chain(self.setup_files.iter().map(|file| (file.path, Some(file.bytes))));
+        for (path, bytes) in kit_files {
             // A template file of the same name wins: it is the bot's own.
             if let Some(bytes) = bytes
                 && !files.iter().any(|f| f.path == path)
@@ -215,8 +223,9 @@ mod tests {
 
     #[test]
     fn every_kit_has_a_build_script_readme_setup_and_no_build_output() {
-        assert!(languages().contains(&"c"), "{:?}", languages());
-        assert!(!languages().contains(&"python"), "a README alone is no kit");
+        for language in ["assemblyscript", "c", "go", "javascript", "python", "zig"] {
+            assert!(languages().contains(&language), "{language}: {:?}", languages());
+        }
         for kit in kits() {
             let paths: Vec<String> = kit.bot_folder("x-bot").into_iter().map(|f| f.path).collect();
             for needed in ["build.sh", "README.md", KIT_README, SETUP] {
@@ -229,6 +238,8 @@ mod tests {
             assert!(
                 paths.iter().all(|p| !p.ends_with(".wasm")
                     && !p.contains("node_modules")
+                    && !p.contains("__pycache__")
+                    && !p.starts_with("build/")
                     && !p.ends_with("test.sh")
                     && !p.contains("stack-default")),
                 "{}: {paths:?}",
@@ -255,6 +266,76 @@ mod tests {
             "the name is filled in"
         );
         assert!(!folder.iter().find(|f| f.path == "bot.c").expect("bot.c").executable);
+    }
+
+    /// The text of `path` in `kit`'s bot folder for `name`.
+    fn text(folder: &[FolderFile], path: &str) -> String {
+        let file = folder
+            .iter()
+            .find(|f| f.path == path)
+            .unwrap_or_else(|| panic!("{path} in {:?}", folder.iter().map(|f| &f.path).collect::<Vec<_>>()));
+        String::from_utf8(file.bytes.clone()).expect("text")
+    }
+
+    #[test]
+    fn the_component_kits_carry_their_wit_entry_and_pinned_producer() {
+        let python = kit("python").expect("a Python kit").bot_folder("zed");
+        for needed in [
+            "bot.py",
+            "component.py",
+            "arbiter/__init__.py",
+            "arbiter/skirmish.py",
+            "wit/bot.wit",
+        ] {
+            assert!(python.iter().any(|f| f.path == needed), "python: {needed}");
+        }
+        assert!(
+            python
+                .iter()
+                .any(|f| f.path.starts_with("wit/deps/") && f.path.ends_with(".wit"))
+        );
+        assert!(
+            text(&python, "bot.py").contains("name = \"zed\""),
+            "the name is filled in"
+        );
+        assert!(text(&python, SETUP).contains("COMPONENTIZE_PY_VERSION=0.25.1"));
+        assert!(text(&python, "wit/bot.wit").contains("include wasi:cli/command@0.2.12"));
+
+        let js = kit("javascript").expect("a JavaScript kit").bot_folder("Zed");
+        for needed in [
+            "bot.js",
+            "arbiter.js",
+            "io.js",
+            "io-wasi.js",
+            "bundle.mjs",
+            "component.js",
+            "wit/bot.wit",
+        ] {
+            assert!(js.iter().any(|f| f.path == needed), "javascript: {needed}");
+        }
+        // setup.sh's pins, beside it; `node bot.js` reads "type" there.
+        let package = text(&js, "package.json");
+        assert_eq!(
+            package.as_bytes(),
+            include_bytes!("../javascript/package.json"),
+            "written as it is"
+        );
+        assert!(package.contains("\"type\": \"module\""), "{package}");
+        assert!(
+            package.contains("\"@bytecodealliance/componentize-js\": \"0.23.0\""),
+            "{package}"
+        );
+        let lock = text(&js, "package-lock.json");
+        assert!(
+            lock.contains("\"node_modules/@bytecodealliance/componentize-js\": {\n      \"version\": \"0.23.0\""),
+            "the lock pins componentize-js 0.23.0"
+        );
+        assert!(text(&js, SETUP).contains("COMPONENTIZE_JS_VERSION=0.23.0"));
+        assert!(
+            text(&js, "build.sh").contains("-d http fetch-event"),
+            "no wasi:http imports"
+        );
+        assert!(text(&js, "wit/bot.wit").contains("export wasi:cli/run@0.2.12"));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Runs untrusted game bots — WebAssembly WASI preview-1 commands — one turn
-//! at a time, under limits, reproducibly.
+//! Runs untrusted game bots — WebAssembly WASI preview-1 commands, and WASI
+//! 0.2 command components (Python and JavaScript bots) — one turn at a
+//! time, under limits, reproducibly.
 //!
 //! The referee wraps a [`BotInstance`] as a player: it hands the bot one
 //! request line, the bot answers one line on stdout and is paused right
@@ -50,6 +51,28 @@
 //!   stdin, as a native bot would, and may exit by itself within a small
 //!   fixed fuel allowance; one that does not is stopped. Nothing it does
 //!   then counts towards a turn.
+//!
+//! - Components (told apart from modules by their binary header) get every
+//!   guarantee above: the same fuel clock and fuel rate, exact at every
+//!   yield; memory, table and instance limits summed over all the core
+//!   instances of a component; the same reply and stderr limits and
+//!   backstop. Their WASI 0.2 host is as deterministic as the preview-1
+//!   one: wall and monotonic clocks read virtual time, `wasi:random` (and
+//!   `insecure`, `insecure-seed`) reads the same seeded stream as
+//!   `random_get`, stdin/stdout/stderr are the line protocol, there is no
+//!   preopened directory, no environment beyond the [`BotEnv`]'s, no
+//!   socket and no `wasi:http`. A component importing anything else is
+//!   refused by [`Sandbox::inspect`], naming the import (and, for
+//!   ComponentizeJS's `wasi:http`, the flag that leaves it out). Reading
+//!   stdin with no request pending is the bot's fault, as for a module;
+//!   waiting on a clock pollable charges the time waited, so a bot that
+//!   sleeps past its budget times out at exactly its budget. A component's
+//!   start functions (its runtime's initialisation) run in its first turn.
+//! - Compiling shares work: compiled functions are kept in the cache
+//!   directory by the digest of their code, so the runtime that every
+//!   component of one producer embeds (CPython, StarlingMonkey), or every
+//!   Go module, is compiled once ([`BotModule::compilation`] says how much
+//!   was found compiled).
 //!
 //! # What it does not guarantee
 //!

@@ -84,6 +84,19 @@ fn hash_dir(hasher: &mut Sha256, dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Digest of what the kit's `setup.sh` installs: the script and the
+/// package lock it installs from, if any.
+fn setup_digest(kit: &Path) -> io::Result<Vec<u8>> {
+    let mut hasher = Sha256::new();
+    hasher.update(std::fs::read(kit.join("setup.sh"))?);
+    match std::fs::read(kit.join("package-lock.json")) {
+        Ok(lock) => hasher.update(lock),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    Ok(hasher.finalize().to_vec())
+}
+
 /// Builds `source` with the kit in `kits_dir` (the repository's `kits/`)
 /// and returns the component's path, under `target_dir`. Installs the
 /// producer with the kit's `setup.sh` when it is missing (from the package
@@ -96,7 +109,7 @@ pub fn build(kits_dir: &Path, target_dir: &Path, source: Source<'_>) -> io::Resu
     hasher.update(source.code.as_bytes());
     hasher.update([u8::from(source.keep_http)]);
     hash_dir(&mut hasher, &wit)?;
-    hasher.update(std::fs::read(kit.join("setup.sh"))?);
+    hasher.update(setup_digest(&kit)?);
     let digest: String = hasher.finalize()[..12].iter().map(|b| format!("{b:02x}")).collect();
     let dir = target_dir
         .join("components")

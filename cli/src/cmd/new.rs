@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// from the Arbiter sources.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Examples:\n  arbiter new c my-bot\n  arbiter new zig greedy-z --dir bots/greedy-z\n\nThen: cd my-bot && bash setup.sh (as root, once) && sh build.sh && arbiter check bot.wasm"
+    after_help = "Examples:\n  arbiter new c my-bot\n  arbiter new zig greedy-z --dir bots/greedy-z\n  arbiter new python my-bot\n\nThen: cd my-bot && bash setup.sh (once; as root for C, Zig, AssemblyScript and Go) && sh build.sh && arbiter check bot.wasm"
 )]
 pub struct Args {
     /// The kit's language (`arbiter new --list` shows them).
@@ -65,9 +65,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let language = kit.language();
     println!("wrote {} files of the {language} kit to {}", files.len(), dir.display());
     println!(
-        "next: cd {} && bash {} (installs the toolchain; as root, once) && sh build.sh && arbiter check bot.wasm",
+        "next: cd {} && bash {} (installs the toolchain, once; {}) && sh build.sh && arbiter check bot.wasm",
         dir.display(),
-        arbiter_kits::SETUP
+        arbiter_kits::SETUP,
+        if matches!(language, "python" | "javascript") {
+            "into your user cache"
+        } else {
+            "as root"
+        }
     );
     println!(
         "{} (the kit's README) says what to watch out for",

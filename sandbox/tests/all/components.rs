@@ -195,6 +195,12 @@ fn a_javascript_component_answers_and_replays_byte_for_byte() {
         assert_eq!(v["count"], n + 1);
     }
     assert_eq!(play(3), first);
+    let random = |turns: &[(Vec<u8>, u64)]| turns.iter().map(|(l, _)| json(l)["random"].clone()).collect::<Vec<_>>();
+    assert_ne!(
+        random(&play(4)),
+        random(&first),
+        "Math.random draws from the seeded stream"
+    );
 }
 
 /// One turn of the hostile Python bot.
@@ -303,4 +309,62 @@ fn a_component_importing_an_unknown_interface_is_refused() {
         Err(ModuleError::ForbiddenInterface { name, .. }) => assert_eq!(name, "acme:evil/backdoor@1.0.0"),
         other => panic!("{other:?}"),
     }
+}
+
+/// The smallest command component: `run` returns at once.
+fn tiny_command(padding: usize) -> Vec<u8> {
+    let mut wasm = wat::parse_str(
+        r#"(component
+  (core module $m (func (export "run") (result i32) i32.const 0))
+  (core instance $i (instantiate $m))
+  (func $run (result (result)) (canon lift (core func $i "run")))
+  (instance $cli (export "run" (func $run)))
+  (export "wasi:cli/run@0.2.3" (instance $cli)))"#,
+    )
+    .expect("WAT component");
+    // A custom section (id 0) named "pad" of `padding` bytes in all.
+    if padding > 0 {
+        let name = b"\x03pad";
+        let body = padding.saturating_sub(name.len());
+        let mut len = name.len() + body;
+        wasm.push(0);
+        loop {
+            let byte = (len & 0x7f) as u8;
+            len >>= 7;
+            wasm.push(byte | if len > 0 { 0x80 } else { 0 });
+            if len == 0 {
+                break;
+            }
+        }
+        wasm.extend_from_slice(name);
+        wasm.resize(wasm.len() + body, 0);
+    }
+    wasm
+}
+
+#[test]
+fn components_up_to_40_mib_are_accepted_and_larger_ones_refused() {
+    let limit = sandbox().config().max_component_bytes;
+    assert_eq!(limit, 40 * 1024 * 1024);
+    let big = tiny_command(30 * 1024 * 1024);
+    assert!(
+        big.len() > sandbox().config().max_module_bytes,
+        "above a module's limit"
+    );
+    let info = sandbox().inspect(&big).expect("a 30 MiB component is accepted");
+    assert_eq!(info.kind, ModuleKind::Component);
+    assert_eq!(info.imports, Vec::<String>::new());
+    let too_big = tiny_command(limit + 1);
+    assert!(matches!(
+        sandbox().inspect(&too_big),
+        Err(ModuleError::ComponentTooLarge { .. })
+    ));
+}
+
+#[test]
+fn a_component_that_returns_before_answering_is_a_crash() {
+    let module = load(&tiny_command(0));
+    let mut bot = sandbox().instantiate(&module, stop_env(1)).expect("instantiates");
+    let fault = bot.turn(b"{}", FUEL).expect_err("returns without a reply");
+    assert_eq!(fault.kind, FaultKind::Crash(CrashReason::ExitBeforeReply { code: 0 }));
 }

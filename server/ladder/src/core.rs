@@ -27,12 +27,16 @@ pub struct Core {
 }
 
 impl Core {
-    /// The largest module an upload may carry, in bytes: the sandbox's
-    /// [`max_module_bytes`](SandboxConfig::max_module_bytes) (16 MiB by
-    /// default). The one limit every upload path reads, so the web layer
-    /// refuses early exactly what the sandbox would refuse later.
+    /// The largest module an upload may carry, in bytes: the larger of the
+    /// sandbox's [`max_module_bytes`](SandboxConfig::max_module_bytes) (16
+    /// MiB by default, for preview-1 modules) and
+    /// [`max_component_bytes`](SandboxConfig::max_component_bytes) (40 MiB,
+    /// for components). The one limit every upload path reads, so the web
+    /// layer refuses early what no check could accept; the sandbox refuses
+    /// the rest, by kind.
     pub fn max_module_bytes(&self) -> usize {
-        self.sandbox.config().max_module_bytes
+        let config = self.sandbox.config();
+        config.max_module_bytes.max(config.max_component_bytes)
     }
 
     /// Opens the data directory (`arbiter.db`, `blobs/`, `compiled/`), or

@@ -40,7 +40,7 @@ pub async fn seed(core: &Core) -> Result<()> {
         let ladders: Vec<String> = bot.variants().iter().map(ToString::to_string).collect();
         let key = core
             .blobs
-            .run(move |blobs| blobs.put(bot.wasm()))
+            .run(move |blobs| blobs.put_module(bot.wasm()))
             .await
             .map_err(|e| Error::Unavailable(format!("cannot store house bot {}: {e}", bot.name)))?;
         let mut tx = db.begin_write().await?;

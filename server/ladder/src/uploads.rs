@@ -105,7 +105,7 @@ pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploade
     }
     let sha256 = sha256_hex(&module);
     let module_len = module.len();
-    let stored = core.blobs.run(move |blobs| blobs.put(&module)).await?;
+    let stored = core.blobs.run(move |blobs| blobs.put_module(&module)).await?;
     debug_assert_eq!(stored, sha256);
 
     let mut tx = core.db.begin_write().await?;

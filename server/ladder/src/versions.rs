@@ -137,29 +137,40 @@ pub async fn check_one(core: &Core, version_id: i64) -> Result<()> {
     let blobs = core.blobs.clone();
     let sandbox = core.sandbox.clone();
     let started = std::time::Instant::now();
-    let verdict = tokio::task::spawn_blocking(move || -> Result<Verdict> {
+    let (verdict, module) = tokio::task::spawn_blocking(move || -> Result<(Verdict, Option<String>)> {
+        let max = sandbox
+            .config()
+            .max_module_bytes
+            .max(sandbox.config().max_component_bytes);
         let wasm = blobs
-            .get(&sha256)?
+            .get_module(&sha256, max)?
             .ok_or_else(|| Error::Unavailable(format!("module {sha256} is missing from the blob store")))?;
         // Smoke-test on every ladder the author ticked: a bot that works on
         // one mode may crash on another.
         let mut last = None;
+        let mut module = None;
         for ladder in &ladders {
             let variant: Variant = ladder.parse().map_err(|e| Error::Internal(format!("{e}")))?;
             let control = controls
                 .get(&crate::ladders::name(variant))
                 .copied()
                 .unwrap_or_else(|| crate::ladders::TimeControl::default_for(variant));
-            let verdict = check(&sandbox, &wasm, &name, variant, control.budget())?.verdict;
-            if let Verdict::Rejected { reason, stderr } = verdict {
-                return Ok(Verdict::Rejected {
-                    reason: format!("{ladder}: {reason}"),
-                    stderr,
-                });
+            let checked = check(&sandbox, &wasm, &name, variant, control.budget())?;
+            // The first check compiled the module; the others found it.
+            module = module.or(checked.module);
+            if let Verdict::Rejected { reason, stderr } = checked.verdict {
+                return Ok((
+                    Verdict::Rejected {
+                        reason: format!("{ladder}: {reason}"),
+                        stderr,
+                    },
+                    module,
+                ));
             }
-            last = Some(verdict);
+            last = Some(checked.verdict);
         }
-        last.ok_or_else(|| Error::Internal("the version names no ladder".to_owned()))
+        let verdict = last.ok_or_else(|| Error::Internal("the version names no ladder".to_owned()))?;
+        Ok((verdict, module))
     })
     .await
     .map_err(|e| Error::Internal(e.to_string()))
@@ -167,6 +178,11 @@ pub async fn check_one(core: &Core, version_id: i64) -> Result<()> {
     .inspect_err(|_| core.metrics.check_finished("error", started.elapsed()))?;
     let took = started.elapsed();
     let mut tx = core.db.begin_write().await?;
+    sqlx::query("UPDATE versions SET module = $2 WHERE id = $1 AND status = 'checking'")
+        .bind(version_id)
+        .bind(module)
+        .execute(&mut *tx)
+        .await?;
     let status = match &verdict {
         Verdict::Accepted { .. } => {
             activate(&mut tx, version_id).await?;

@@ -250,7 +250,10 @@ async fn a_ranked_match_is_recorded_and_rated_once(ladder: Ladder) {
     assert_eq!(uploaded.ladders, [TTT], "the alias is stored as the ladder's name");
     assert_eq!(uploaded.sha256, sha256_hex(wasm));
     assert_eq!(
-        core.blobs.get(&uploaded.sha256).expect("blobs").as_deref(),
+        core.blobs
+            .get_module(&uploaded.sha256, wasm.len())
+            .expect("blobs")
+            .as_deref(),
         Some(wasm),
         "the module is in the blob store"
     );

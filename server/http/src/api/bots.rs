@@ -44,8 +44,8 @@ pub struct UploadForm {
     ladders: String,
     /// More ladders, as `ladders` (the site's form sends one per box ticked).
     ladder: Option<String>,
-    /// The .wasm (WASI preview 1 command), at most the server's module limit
-    /// (16 MiB by default).
+    /// The .wasm: a WASI preview-1 command module (at most 16 MiB by
+    /// default) or a WASI 0.2 command component (at most 40 MiB).
     #[schema(value_type = String, format = Binary)]
     module: Vec<u8>,
     /// The session's CSRF token (not needed with an API token).

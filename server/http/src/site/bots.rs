@@ -43,6 +43,8 @@ struct VersionView {
     stderr: Option<String>,
     ladders: String,
     sha256: String,
+    /// What its module is, as its check found it; empty before.
+    module: String,
     created: When,
     ratings: Vec<VersionRating>,
 }
@@ -83,6 +85,7 @@ impl VersionView {
             stderr: version.stderr.flatten().filter(|s| !s.is_empty()),
             ladders: version.ladders.join(", "),
             sha256: version.sha256.chars().take(12).collect(),
+            module: version.module.unwrap_or_default(),
             created: When::at(version.created_ms),
             ratings,
         }

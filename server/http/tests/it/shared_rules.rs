@@ -79,6 +79,7 @@ async fn the_upload_limit_is_the_sandbox_module_limit() {
     // A server whose sandbox takes modules of at most 4 KiB.
     let config = SandboxConfig {
         max_module_bytes: 4096,
+        max_component_bytes: 4096,
         ..core.sandbox.config().clone()
     };
     core.sandbox = Sandbox::new(config).expect("a sandbox");
