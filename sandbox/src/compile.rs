@@ -37,8 +37,8 @@ const EXIT_HOST: u8 = 3;
 const EXIT_OOM_MARKER: &str = "memory allocation of";
 /// Largest input the child accepts (the parent checks the configured limit).
 const CHILD_MAX_INPUT: u64 = 256 * 1024 * 1024;
-/// stderr kept from the child.
-const CHILD_STDERR_KEEP: u64 = 16 * 1024;
+/// Bytes kept of each of the child's stdout and stderr.
+const CHILD_OUTPUT_KEEP: u64 = 16 * 1024;
 
 /// Lowercase hex SHA-256 of `bytes`.
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
@@ -267,25 +267,8 @@ pub(crate) fn compile_in_child(
                 let _ = stdin.write_all(wasm);
             }
         });
-        let out_reader = s.spawn(move || {
-            let mut buf = String::new();
-            if let Some(stdout) = stdout {
-                let mut limited = stdout.take(CHILD_STDERR_KEEP);
-                let _ = limited.read_to_string(&mut buf);
-                let _ = std::io::copy(&mut limited.into_inner(), &mut std::io::sink());
-            }
-            buf
-        });
-        let err_reader = s.spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(stderr) = stderr {
-                let mut limited = stderr.take(CHILD_STDERR_KEEP);
-                let _ = limited.read_to_end(&mut buf);
-                // Drain the rest so the child never blocks on a full pipe.
-                let _ = std::io::copy(&mut limited.into_inner(), &mut std::io::sink());
-            }
-            buf
-        });
+        let out_reader = s.spawn(move || read_capped(stdout));
+        let err_reader = s.spawn(move || read_capped(stderr));
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break Ok(status),
@@ -305,7 +288,7 @@ pub(crate) fn compile_in_child(
             }
         };
         let err = err_reader.join().unwrap_or_default();
-        let out = out_reader.join().unwrap_or_default();
+        let out = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).into_owned();
         status.map(|st| (st, String::from_utf8_lossy(&err).trim().to_string(), out))
     });
     let (status, err, out) = outcome?;
@@ -354,6 +337,18 @@ pub(crate) fn compile_in_child(
             command.program.display()
         ))),
     }
+}
+
+/// The first [`CHILD_OUTPUT_KEEP`] bytes from a pipe of the child; the
+/// rest is drained, so the child never blocks on a full pipe.
+fn read_capped(pipe: Option<impl Read>) -> Vec<u8> {
+    let mut buf = Vec::new();
+    if let Some(pipe) = pipe {
+        let mut limited = pipe.take(CHILD_OUTPUT_KEEP);
+        let _ = limited.read_to_end(&mut buf);
+        let _ = std::io::copy(&mut limited.into_inner(), &mut std::io::sink());
+    }
+    buf
 }
 
 /// The CPU-time limit of a compilation in whole seconds (at least 1).
