@@ -193,6 +193,16 @@ impl Default for SandboxConfig {
     }
 }
 
+impl SandboxConfig {
+    /// The largest binary [`Sandbox::load`](crate::Sandbox::load) can
+    /// accept: a component's limit or a module's, whichever is larger.
+    /// What an upload or a blob read may be bounded by before the binary's
+    /// kind is known.
+    pub fn max_binary_bytes(&self) -> usize {
+        self.max_module_bytes.max(self.max_component_bytes)
+    }
+}
+
 /// The hidden subcommand under which a bigger binary (the `arbiter` command
 /// line) runs [`compiler_child_main`](crate::compiler_child_main) as its
 /// first argument; see [`CompilerCommand::embedded_in`].

@@ -430,7 +430,7 @@ impl Sandbox {
     /// (keyed by the module's SHA-256 and the engine's compatibility hash).
     pub fn load(&self, wasm: &[u8]) -> Result<BotModule, ModuleError> {
         let s = &self.shared;
-        if wasm.len() <= s.config.max_module_bytes.max(s.config.max_component_bytes) {
+        if wasm.len() <= s.config.max_binary_bytes() {
             // The same bytes were checked with this configuration before.
             let sha = compile::sha256_hex(wasm);
             if let Some(m) = lock_cache(&s.modules).get(&sha) {

@@ -192,6 +192,13 @@ async fn write_to(s: &mut Store<'_>, stream: &Resource<OutputStream>, data: &[u8
     Ok(write(s, fd, data).await?.map(|_| ()).map_err(|_| StreamError::Closed))
 }
 
+/// Writes `len` zero bytes (at most one write's worth) to `stream`.
+async fn write_zeroes(s: &mut Store<'_>, stream: &Resource<OutputStream>, len: u64) -> Result<Result<(), StreamError>> {
+    let cap = s.data().params.write_cap();
+    let zeroes = vec![0; usize::try_from(len).unwrap_or(usize::MAX).min(cap)];
+    write_to(s, stream, &zeroes).await
+}
+
 macro_rules! def {
     ($inst:ident, $name:literal, |$s:ident $(, $arg:ident : $ty:ty)*| $body:expr) => {
         $inst.func_wrap_async($name, |mut $s: Store<'_>, ($($arg,)*): ($($ty,)*)| {
@@ -323,20 +330,12 @@ fn io(linker: &mut Linker<Host>) -> Result<()> {
     def!(
         inst,
         "[method]output-stream.write-zeroes",
-        |s, o: Resource<OutputStream>, len: u64| {
-            let cap = s.data().params.write_cap();
-            let zeroes = vec![0; usize::try_from(len).unwrap_or(usize::MAX).min(cap)];
-            Ok((write_to(&mut s, &o, &zeroes).await?,))
-        }
+        |s, o: Resource<OutputStream>, len: u64| Ok((write_zeroes(&mut s, &o, len).await?,))
     );
     def!(
         inst,
         "[method]output-stream.blocking-write-zeroes-and-flush",
-        |s, o: Resource<OutputStream>, len: u64| {
-            let cap = s.data().params.write_cap();
-            let zeroes = vec![0; usize::try_from(len).unwrap_or(usize::MAX).min(cap)];
-            Ok((write_to(&mut s, &o, &zeroes).await?,))
-        }
+        |s, o: Resource<OutputStream>, len: u64| Ok((write_zeroes(&mut s, &o, len).await?,))
     );
     for name in ["[method]output-stream.splice", "[method]output-stream.blocking-splice"] {
         unavailable(

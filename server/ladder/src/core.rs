@@ -35,8 +35,7 @@ impl Core {
     /// layer refuses early what no check could accept; the sandbox refuses
     /// the rest, by kind.
     pub fn max_module_bytes(&self) -> usize {
-        let config = self.sandbox.config();
-        config.max_module_bytes.max(config.max_component_bytes)
+        self.sandbox.config().max_binary_bytes()
     }
 
     /// Opens the data directory (`arbiter.db`, `blobs/`, `compiled/`), or

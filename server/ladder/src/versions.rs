@@ -138,12 +138,8 @@ pub async fn check_one(core: &Core, version_id: i64) -> Result<()> {
     let sandbox = core.sandbox.clone();
     let started = std::time::Instant::now();
     let (verdict, module) = tokio::task::spawn_blocking(move || -> Result<(Verdict, Option<String>)> {
-        let max = sandbox
-            .config()
-            .max_module_bytes
-            .max(sandbox.config().max_component_bytes);
         let wasm = blobs
-            .get_module(&sha256, max)?
+            .get_module(&sha256, sandbox.config().max_binary_bytes())?
             .ok_or_else(|| Error::Unavailable(format!("module {sha256} is missing from the blob store")))?;
         // Smoke-test on every ladder the author ticked: a bot that works on
         // one mode may crash on another.

@@ -50,12 +50,8 @@ pub(super) fn play(core: &Core, claimed: &Claimed, cancel: &Arc<AtomicBool>) -> 
             bots.push(WasmBot::new(sandbox.clone(), module, version.name.clone()));
             continue;
         }
-        let max = sandbox
-            .config()
-            .max_module_bytes
-            .max(sandbox.config().max_component_bytes);
         let wasm = blobs
-            .get_module(&version.sha256, max)
+            .get_module(&version.sha256, sandbox.config().max_binary_bytes())
             .map_err(|e| WorkerError::Host(format!("cannot read the module of version {}: {e}", version.id)))?
             .ok_or_else(|| {
                 WorkerError::Host(format!(
