@@ -1,5 +1,5 @@
 //! Bot specifications on the command line: `house:NAME`, `PATH.wasm`,
-//! `builtin:NAME`, `cmd:'python3 bot.py'`.
+//! `builtin:NAME`, `cmd:'python3 bot.py'`, `http://…` and `ws://…`.
 
 use crate::sandbox::LazySandbox;
 use anyhow::{Context, bail};
@@ -8,6 +8,7 @@ use arbiter_house::HouseBot;
 use arbiter_referee::native::NativeCommand;
 use arbiter_referee::wasm::bot_seed;
 use arbiter_referee::{Entrant, GameSetup, InProcess, WasmBot};
+use arbiter_remote::{AddressPolicy, RemoteBot};
 use arbiter_sdk::Rng;
 use std::path::Path;
 use std::sync::Arc;
@@ -17,7 +18,11 @@ pub const BOT_FORMS: &str = "A BOT is one of:
   house:NAME            a house bot, sandboxed (list them with `arbiter bots`)
   PATH.wasm             a WebAssembly bot, sandboxed under the fuel clock
   builtin:NAME          a house bot run in-process, natively (fast, for trying things out)
-  cmd:'COMMAND ARGS'    a native process speaking the JSON-lines protocol (wall-clock time, not reproducible)";
+  cmd:'COMMAND ARGS'    a native process speaking the JSON-lines protocol (wall-clock time, not reproducible)
+  http://HOST:PORT/PATH a bot that is an HTTP server: each request POSTed, the body is the reply
+                        (botsarena's transport; https:// too; wall-clock time, not reproducible)
+  ws://HOST:PORT/PATH   a bot that is a WebSocket server: one text frame each way per request
+                        (skirmish's transport; wss:// too; wall-clock time, not reproducible)";
 
 /// Reads the two bot specifications of a match for `variant`, each named by
 /// [`labels`] so that the two never share a name; WebAssembly bots run in
@@ -96,6 +101,14 @@ fn parse_named(spec: &str, name: &str, variant: Variant, sandbox: &LazySandbox) 
     if let Some(command) = spec.strip_prefix("cmd:") {
         let command = NativeCommand::parse(command).with_context(|| format!("bad bot command {spec:?}"))?;
         return Ok(Arc::new(command));
+    }
+    if ["http://", "https://", "ws://", "wss://"]
+        .iter()
+        .any(|scheme| spec.get(..scheme.len()).is_some_and(|s| s.eq_ignore_ascii_case(scheme)))
+    {
+        // The author's own machine: loopback and the LAN are allowed.
+        let bot = RemoteBot::new(name, spec, AddressPolicy::ANY).with_context(|| format!("bad bot URL {spec:?}"))?;
+        return Ok(Arc::new(bot));
     }
     if spec.ends_with(".wasm") {
         let path = Path::new(spec);

@@ -632,3 +632,68 @@ fn play_names_two_bots_with_one_file_name_apart() {
     let verified = arbiter(&["verify", replay.to_str().expect("utf-8 path"), &paths[0], &paths[1]]);
     assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
 }
+
+/// A bot that is an HTTP server, written in Python from the docs alone
+/// (`examples/http_bot.py`): `arbiter play` plays it by URL, its replay is
+/// marked not reproducible, and `verify` re-checks its legality without
+/// re-running it (no bots needed), catching a changed move.
+#[test]
+fn an_http_bot_plays_by_url_and_its_replay_is_rechecked() {
+    use std::io::{BufRead, BufReader};
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/http_bot.py");
+    let mut server = Command::new("python3")
+        .arg(&example)
+        .args(["--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().expect("piped"))
+        .read_line(&mut line)
+        .expect("the bot says where it listens");
+    let url = line.trim().strip_prefix("listening on ").expect("a URL").to_owned();
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("replays");
+    let out = out.to_str().expect("utf-8 path");
+    let played = arbiter(&[
+        "play",
+        "tictactoe",
+        &url,
+        "house:tictactoe-random",
+        "-n",
+        "2",
+        "--out",
+        out,
+        "--time",
+        "1000/5000",
+    ]);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(played.status.success(), "{}", stderr(&played));
+    let table = stdout(&played);
+    let row = table.lines().find(|l| l.starts_with(&url)).expect("a row for the URL");
+    assert!(row.split_whitespace().last() == Some("0"), "no faults: {table}");
+
+    let replay = Path::new(out).join("match-0001.json");
+    let json = std::fs::read_to_string(&replay).expect("replay written");
+    assert!(json.contains("\"reproducible\": false"), "{json}");
+    assert!(json.contains("\"kind\": \"http\""), "{json}");
+    let verified = arbiter(&["verify", replay.to_str().expect("utf-8 path")]);
+    assert_eq!(verified.status.code(), Some(0), "{}", stderr(&verified));
+    let said = stdout(&verified);
+    assert!(said.contains("cannot be re-run"), "{said}");
+    assert!(said.contains("checked: every move is legal"), "{said}");
+
+    // The first move the HTTP bot played, moved to another cell.
+    let key = r#"\"play\": \""#;
+    let at = json.find(key).expect("a recorded play") + key.len();
+    let cell = &json[at..at + 3];
+    let other = if cell == "0-0" { "2-2" } else { "0-0" };
+    let tampered = format!("{}{other}{}", &json[..at], &json[at + 3..]);
+    let tampered_path = dir.path().join("tampered.json");
+    std::fs::write(&tampered_path, tampered).expect("written");
+    let checked = arbiter(&["verify", tampered_path.to_str().expect("utf-8 path")]);
+    assert_eq!(checked.status.code(), Some(1), "{}", stdout(&checked));
+    assert!(stdout(&checked).contains("not verified: "), "{}", stdout(&checked));
+}

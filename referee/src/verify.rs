@@ -1,11 +1,15 @@
 //! Re-running a replay: given the two modules, a reproducible match must
-//! come out move for move, byte for byte.
+//! come out move for move, byte for byte ([`verify`]). A replay that cannot
+//! be re-run (a bot ran on wall-clock time, on its owner's machine or as a
+//! native process) is still checked for legality from its own record
+//! ([`recheck`]).
 
-use crate::player::Entrant;
+use crate::player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, TurnError};
 use crate::referee::{HostError, MatchSettings, play_match};
-use crate::replay::Replay;
+use crate::replay::{Replay, TurnRecord};
 use crate::skirmish::{SkirmishRecord, tick_budget_ms};
-use arbiter_games::{Budget, Variant};
+use arbiter_games::{Budget, FinishReason, Variant};
+use sha2::{Digest, Sha256};
 
 /// Why a replay did not verify.
 #[derive(Debug, thiserror::Error)]
@@ -132,4 +136,137 @@ pub fn verify(replay: &Replay, entrants: [&dyn Entrant; 2]) -> Result<(), Verify
         }
     }
     Err(VerifyError::Differs("the header or result".to_string()))
+}
+
+/// Checks `replay` without its bots: every skirmish tick is re-simulated
+/// from the record ([`check_records`]); every turn-based game is played
+/// again by the referee with each side answering what the replay says it
+/// answered, checking that each request is the one recorded (by digest),
+/// every move is legal, and each game ends as recorded. Returns the number
+/// of turns or ticks checked. What this cannot show is that the bots would
+/// answer the same again: for that, [`verify`].
+///
+/// # Errors
+///
+/// [`VerifyError::Differs`] or [`VerifyError::Record`] where the record is
+/// inconsistent, [`VerifyError::UnknownGame`] for a game this program does
+/// not know.
+pub fn recheck(replay: &Replay) -> Result<usize, VerifyError> {
+    let settings = settings_of(replay)?;
+    if settings.variant == Variant::Skirmish {
+        return check_records(replay);
+    }
+    let scripts = [0, 1].map(|participant| Script {
+        replay,
+        info: replay.participants[participant].clone(),
+    });
+    let rerun = play_match(&settings, [&scripts[0], &scripts[1]])
+        .map_err(|err| VerifyError::Differs(err.message))?
+        .replay;
+    let mut turns = 0;
+    for (index, (recorded, again)) in replay.games.iter().zip(&rerun.games).enumerate() {
+        if let Some(turn) = recorded.turns.iter().zip(&again.turns).position(|(x, y)| x != y) {
+            return Err(VerifyError::Differs(format!("game {index}, turn {}", turn + 1)));
+        }
+        let mut recorded = recorded.clone();
+        let mut again = again.clone();
+        // The fault's words come from the bot's side; the rest must match.
+        (recorded.detail, again.detail) = (None, None);
+        if recorded != again {
+            return Err(VerifyError::Differs(format!("game {index} (its outcome)")));
+        }
+        turns += recorded.turns.len();
+    }
+    if rerun.games.len() != replay.games.len() || rerun.result != replay.result {
+        return Err(VerifyError::Differs("the match result".to_string()));
+    }
+    Ok(turns)
+}
+
+/// An entrant that answers what a replay recorded for one participant.
+struct Script<'a> {
+    replay: &'a Replay,
+    info: EntrantInfo,
+}
+
+impl Entrant for Script<'_> {
+    fn info(&self) -> EntrantInfo {
+        self.info.clone()
+    }
+
+    fn spawn(&self, setup: &GameSetup) -> Result<Box<dyn Player>, SpawnError> {
+        let game = self
+            .replay
+            .games
+            .get(usize::from(setup.game_index))
+            .ok_or_else(|| SpawnError::Host(format!("the replay has no game {}", setup.game_index)))?;
+        let turns: Vec<TurnRecord> = game
+            .turns
+            .iter()
+            .filter(|turn| usize::from(setup.side) == turn.side.index())
+            .cloned()
+            .collect();
+        // A bot that could not start has no turns and lost at once.
+        if turns.is_empty() && game.faulted.map(|side| side.index()) == Some(usize::from(setup.side)) {
+            return Err(SpawnError::Bot(fault_of(game.reason, game.detail.clone())));
+        }
+        Ok(Box::new(Scripted {
+            turns: turns.into_iter(),
+            asked: 0,
+        }))
+    }
+}
+
+/// One side of one game, answering from the record.
+struct Scripted {
+    turns: std::vec::IntoIter<TurnRecord>,
+    asked: usize,
+}
+
+impl Player for Scripted {
+    fn turn(&mut self, request: &str, _budget_us: u64) -> Result<Answer, TurnError> {
+        self.asked += 1;
+        let differs = |what: String| TurnError {
+            fault: Fault::Host(what),
+            spent: crate::Spent::default(),
+        };
+        let Some(turn) = self.turns.next() else {
+            return Err(differs(format!(
+                "the referee asks for turn {} the replay does not have",
+                self.asked
+            )));
+        };
+        let digest = crate::referee::hex(&Sha256::digest(request.as_bytes()));
+        if digest != turn.request_sha256 {
+            return Err(differs(format!(
+                "the request of this side's turn {} is not the one recorded",
+                self.asked
+            )));
+        }
+        match (turn.reply, turn.fault) {
+            (Some(line), _) => Ok(Answer {
+                line,
+                spent: turn.spent,
+            }),
+            (None, Some(reason)) => Err(TurnError {
+                fault: fault_of(reason, None),
+                spent: turn.spent,
+            }),
+            (None, None) => Err(differs(format!("turn {} has neither a reply nor a fault", self.asked))),
+        }
+    }
+
+    fn stderr(&self) -> Vec<u8> {
+        Vec::new()
+    }
+}
+
+/// A fault that ends a game with `reason`.
+fn fault_of(reason: FinishReason, detail: Option<String>) -> Fault {
+    let detail = detail.unwrap_or_else(|| "as recorded".to_string());
+    match reason {
+        FinishReason::Timeout => Fault::Timeout,
+        FinishReason::BadReply => Fault::BadReply(detail),
+        _ => Fault::Crash(detail),
+    }
 }

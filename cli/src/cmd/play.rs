@@ -27,12 +27,11 @@ fn examples() -> String {
          arbiter play othello new.wasm old.wasm --sprt 0,10   # play until new is ≥10 Elo better, or not ≥0\n  \
          arbiter play othello my_bot.wasm house:othello-greedy -n 2 --stderr logs   # keep each bot's stderr\n  \
          arbiter play skirmish my_bot.wasm house:skirmish-economy -n 2   # 20 ms per tick, 1 s at tick 0\n  \
-         arbiter play skirmish my_bot.wasm house:skirmish-rush --time 50/2000   # 50 ms per tick, 2 s at tick 0\n\n\
-         A BOT is one of:\n  \
-         house:NAME            a house bot, sandboxed (list them with `arbiter bots`)\n  \
-         PATH.wasm             a WebAssembly bot, sandboxed under the fuel clock\n  \
-         builtin:NAME          a house bot run in-process, natively (fast, for trying things out)\n  \
-         cmd:'COMMAND ARGS'    a native process speaking the JSON-lines protocol (wall-clock time, not reproducible)"
+         arbiter play skirmish my_bot.wasm house:skirmish-rush --time 50/2000   # 50 ms per tick, 2 s at tick 0\n  \
+         arbiter play tictactoe http://127.0.0.1:8000/ house:tictactoe-random   # your own HTTP bot\n  \
+         arbiter play skirmish ws://127.0.0.1:9000/ house:skirmish-rush --time 200/2000   # a WebSocket bot\n\n\
+         {forms}",
+        forms = crate::bots::BOT_FORMS
     )
 }
 
