@@ -39,6 +39,7 @@ pub mod leaderboard;
 pub mod matches;
 pub mod metrics;
 pub mod model;
+pub mod profile;
 pub mod queue;
 pub mod ratings;
 pub mod replays;

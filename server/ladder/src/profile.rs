@@ -1,0 +1,251 @@
+//! A bot's profile as its owner writes it: a photo and a bio, checked here
+//! before anything is stored.
+//!
+//! A photo is never stored as uploaded. [`Photo::from_upload`] reads its
+//! header, refuses anything that is not a PNG, JPEG or WebP within
+//! [`MAX_PHOTO_BYTES`] and [`MAX_PHOTO_SIDE`] pixels a side (before any
+//! pixel is decoded, so a small file declaring a huge image costs nothing),
+//! decodes it under an allocation cap, and re-encodes the centre square as a
+//! PNG of at most [`THUMBNAIL_SIDE`] pixels a side: text chunks, EXIF, ICC
+//! profiles and anything else the upload carried are gone.
+
+use std::io::Cursor;
+
+use image::imageops::FilterType;
+use image::{ImageFormat, ImageReader, Limits};
+
+/// The largest photo upload, in bytes.
+pub const MAX_PHOTO_BYTES: usize = 512 * 1024;
+/// The widest and tallest photo accepted, in pixels.
+pub const MAX_PHOTO_SIDE: u32 = 4096;
+/// The side of the stored thumbnail, in pixels (smaller photos keep their
+/// own shorter side).
+pub const THUMBNAIL_SIDE: u32 = 256;
+/// The longest bio, in characters.
+pub const MAX_BIO_CHARS: usize = 500;
+/// The content type of every stored photo.
+pub const PHOTO_CONTENT_TYPE: &str = "image/png";
+
+/// Why a photo or bio was refused; each message says what to change.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProfileError {
+    /// The upload is over [`MAX_PHOTO_BYTES`].
+    #[error("the photo is {0} bytes; at most {MAX_PHOTO_BYTES} (512 KiB) are accepted")]
+    PhotoTooLarge(usize),
+    /// Not a PNG, JPEG or WebP file.
+    #[error("the photo is not a PNG, JPEG or WebP image")]
+    NotAnImage,
+    /// Its header declares more pixels than accepted.
+    #[error("the photo declares {width} × {height} pixels; at most {MAX_PHOTO_SIDE} × {MAX_PHOTO_SIDE} are accepted")]
+    PhotoTooBig {
+        /// Declared width.
+        width: u32,
+        /// Declared height.
+        height: u32,
+    },
+    /// A header or pixel data that does not decode.
+    #[error("the photo cannot be decoded: {0}")]
+    Undecodable(String),
+    /// The bio is over [`MAX_BIO_CHARS`].
+    #[error("the bio is {0} characters; at most {MAX_BIO_CHARS} are accepted")]
+    BioTooLong(usize),
+    /// The bio holds control characters other than newlines and tabs.
+    #[error("the bio holds control characters; write plain text")]
+    BioControl,
+}
+
+/// A photo ready to store and serve: a square PNG thumbnail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Photo {
+    /// The PNG bytes.
+    pub png: Vec<u8>,
+    /// Its side, in pixels.
+    pub side: u32,
+}
+
+impl Photo {
+    /// Checks an uploaded photo and makes its thumbnail.
+    ///
+    /// # Errors
+    ///
+    /// A [`ProfileError`] saying what is wrong with the upload.
+    pub fn from_upload(bytes: &[u8]) -> Result<Photo, ProfileError> {
+        if bytes.len() > MAX_PHOTO_BYTES {
+            return Err(ProfileError::PhotoTooLarge(bytes.len()));
+        }
+        let format = image::guess_format(bytes).map_err(|_| ProfileError::NotAnImage)?;
+        if !matches!(format, ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::WebP) {
+            return Err(ProfileError::NotAnImage);
+        }
+        // The header alone first: a declared size over the limit is refused
+        // before any pixel is decoded.
+        let (width, height) = {
+            let mut probe = ImageReader::with_format(Cursor::new(bytes), format);
+            probe.no_limits();
+            probe
+                .into_dimensions()
+                .map_err(|err| ProfileError::Undecodable(err.to_string()))?
+        };
+        if width > MAX_PHOTO_SIDE || height > MAX_PHOTO_SIDE {
+            return Err(ProfileError::PhotoTooBig { width, height });
+        }
+        if width == 0 || height == 0 {
+            return Err(ProfileError::Undecodable("the image is empty".to_owned()));
+        }
+        let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+        let mut limits = Limits::default();
+        limits.max_image_width = Some(MAX_PHOTO_SIDE);
+        limits.max_image_height = Some(MAX_PHOTO_SIDE);
+        // Four bytes per pixel of the largest image, and room to work.
+        limits.max_alloc = Some(u64::from(MAX_PHOTO_SIDE).pow(2) * 4 + (8 << 20));
+        reader.limits(limits);
+        let image = reader
+            .decode()
+            .map_err(|err| ProfileError::Undecodable(err.to_string()))?;
+        let short = width.min(height);
+        let square = image.crop_imm((width - short) / 2, (height - short) / 2, short, short);
+        let side = short.min(THUMBNAIL_SIDE);
+        let thumbnail = square.resize_exact(side, side, FilterType::Triangle).into_rgba8();
+        let mut png = Vec::new();
+        thumbnail
+            .write_to(&mut Cursor::new(&mut png), ImageFormat::Png)
+            .map_err(|err| ProfileError::Undecodable(err.to_string()))?;
+        Ok(Photo { png, side })
+    }
+}
+
+/// Checks a bio: at most [`MAX_BIO_CHARS`] characters of plain text
+/// (newlines and tabs allowed), surrounding whitespace dropped. It is stored
+/// as written and escaped wherever it is shown.
+///
+/// # Errors
+///
+/// [`ProfileError::BioTooLong`] or [`ProfileError::BioControl`].
+pub fn check_bio(bio: &str) -> Result<String, ProfileError> {
+    let bio = bio.trim();
+    let chars = bio.chars().count();
+    if chars > MAX_BIO_CHARS {
+        return Err(ProfileError::BioTooLong(chars));
+    }
+    if bio.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+        return Err(ProfileError::BioControl);
+    }
+    Ok(bio.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::{Rgb, RgbImage};
+
+    fn encoded(format: ImageFormat, width: u32, height: u32) -> Vec<u8> {
+        let image = RgbImage::from_fn(width, height, |x, y| Rgb([(x % 256) as u8, (y % 256) as u8, 99]));
+        let mut bytes = Vec::new();
+        image.write_to(&mut Cursor::new(&mut bytes), format).expect("encodes");
+        bytes
+    }
+
+    /// A PNG chunk: length, type, data, CRC.
+    fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+        let mut out = u32::try_from(data.len()).expect("small").to_be_bytes().to_vec();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(kind);
+        hasher.update(data);
+        out.extend_from_slice(&hasher.finalize().to_be_bytes());
+        out
+    }
+
+    /// `png` with a chunk inserted after its header chunk.
+    fn with_chunk(png: &[u8], extra: &[u8]) -> Vec<u8> {
+        // 8 bytes of signature, then IHDR: 4 + 4 + 13 + 4 bytes.
+        let at = 8 + 25;
+        [&png[..at], extra, &png[at..]].concat()
+    }
+
+    #[test]
+    fn a_png_text_chunk_is_dropped() {
+        let png = encoded(ImageFormat::Png, 300, 200);
+        let secret = b"Comment\0my home address is 12 Secret Lane";
+        let upload = with_chunk(&png, &chunk(b"tEXt", secret));
+        assert!(upload.windows(11).any(|w| w == b"Secret Lane"));
+        let photo = Photo::from_upload(&upload).expect("a valid PNG");
+        assert!(!photo.png.windows(11).any(|w| w == b"Secret Lane"));
+        assert!(!photo.png.windows(4).any(|w| w == b"tEXt"));
+        assert_eq!(photo.side, 200);
+        let back = image::load_from_memory_with_format(&photo.png, ImageFormat::Png).expect("a PNG");
+        assert_eq!((back.width(), back.height()), (200, 200));
+    }
+
+    #[test]
+    fn a_jpeg_exif_block_is_dropped() {
+        let jpeg = encoded(ImageFormat::Jpeg, 640, 480);
+        let mut exif = b"Exif\0\0MM\0*\0\0\0\x08GPS 48.8584 2.2945".to_vec();
+        let mut app1 = vec![0xff, 0xe1];
+        app1.extend_from_slice(&u16::try_from(exif.len() + 2).expect("small").to_be_bytes());
+        app1.append(&mut exif);
+        let upload = [&jpeg[..2], &app1[..], &jpeg[2..]].concat();
+        let photo = Photo::from_upload(&upload).expect("a valid JPEG");
+        assert!(!photo.png.windows(4).any(|w| w == b"Exif"));
+        assert!(!photo.png.windows(7).any(|w| w == b"48.8584"));
+        assert_eq!(photo.side, THUMBNAIL_SIDE);
+        assert!(photo.png.starts_with(b"\x89PNG"));
+    }
+
+    #[test]
+    fn a_webp_is_accepted() {
+        let webp = encoded(ImageFormat::WebP, 64, 80);
+        let photo = Photo::from_upload(&webp).expect("a valid WebP");
+        assert_eq!(photo.side, 64);
+    }
+
+    #[test]
+    fn a_declared_image_bomb_is_refused_before_decoding() {
+        let png = encoded(ImageFormat::Png, 16, 16);
+        let mut ihdr = png[16..29].to_vec();
+        ihdr[..4].copy_from_slice(&30_000u32.to_be_bytes());
+        ihdr[4..8].copy_from_slice(&30_000u32.to_be_bytes());
+        let bomb = [&png[..8], &chunk(b"IHDR", &ihdr)[..], &png[33..]].concat();
+        assert_eq!(
+            Photo::from_upload(&bomb),
+            Err(ProfileError::PhotoTooBig {
+                width: 30_000,
+                height: 30_000
+            })
+        );
+    }
+
+    #[test]
+    fn other_files_are_refused_with_a_reason() {
+        assert_eq!(Photo::from_upload(b"GIF89a......"), Err(ProfileError::NotAnImage));
+        assert_eq!(Photo::from_upload(b"<svg xmlns=...>"), Err(ProfileError::NotAnImage));
+        assert_eq!(
+            Photo::from_upload(b"#!/bin/sh\nrm -rf /"),
+            Err(ProfileError::NotAnImage)
+        );
+        let big = vec![0u8; MAX_PHOTO_BYTES + 1];
+        assert_eq!(
+            Photo::from_upload(&big),
+            Err(ProfileError::PhotoTooLarge(MAX_PHOTO_BYTES + 1))
+        );
+        let png = encoded(ImageFormat::Png, 32, 32);
+        assert!(matches!(
+            Photo::from_upload(&png[..png.len() / 2]),
+            Err(ProfileError::Undecodable(_))
+        ));
+        let message = Photo::from_upload(&big).expect_err("refused").to_string();
+        assert!(message.contains("512 KiB"), "{message}");
+    }
+
+    #[test]
+    fn a_bio_is_plain_text_of_bounded_length() {
+        assert_eq!(
+            check_bio("  I play <b>Othello</b>.\n"),
+            Ok("I play <b>Othello</b>.".to_owned())
+        );
+        assert_eq!(check_bio(&"é".repeat(500)).map(|b| b.chars().count()), Ok(500));
+        assert_eq!(check_bio(&"x".repeat(501)), Err(ProfileError::BioTooLong(501)));
+        assert_eq!(check_bio("bell\u{7}"), Err(ProfileError::BioControl));
+    }
+}
