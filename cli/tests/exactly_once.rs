@@ -103,6 +103,7 @@ impl Ladder {
             sandbox,
             events: Events::default(),
             rating: RatingSystem::Glicko2,
+            remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
         };
         arbiter_ladder::house::seed(&core).await.expect("house bots");
         Ladder {

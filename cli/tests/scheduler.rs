@@ -25,6 +25,7 @@ fn candidate(id: i64, rating: f64) -> Candidate {
         last_played_ms: Some(NOW - 60_000),
         last_opponent: None,
         busy: false,
+        chooses: true,
     }
 }
 

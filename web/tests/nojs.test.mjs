@@ -139,6 +139,25 @@ test('a refused upload without JavaScript shows the form again, filled in, with 
   assert.equal(await page.getByLabel('Bot name').inputValue(), 'no spaces allowed');
 });
 
+test('a remote bot with a loopback URL is refused without JavaScript, the form filled in again', async () => {
+  await page.goto('/upload');
+  await page.getByRole('link', { name: 'Register a remote bot' }).click();
+  await page.waitForURL('**/upload/remote');
+  await page.getByLabel(/^URL/).fill('http://127.0.0.1:9/bot');
+  await page.getByLabel('Bot name').fill(`${botName}_remote`);
+  await page.getByLabel(/Tic-tac-toe/).check();
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/upload')),
+    page.getByRole('button', { name: 'Register' }).click(),
+  ]);
+  assert.equal(response.status(), 400);
+  await page.locator('#remote-form').waitFor();
+  assert.match(await page.locator('#upload-error').innerText(), /loopback.*public address/s);
+  assert.equal(await page.getByLabel(/^URL/).inputValue(), 'http://127.0.0.1:9/bot', 'the URL is kept');
+  assert.equal(await page.getByLabel('Bot name').inputValue(), `${botName}_remote`, 'the name is kept');
+  assert.equal(await page.getByLabel(/Tic-tac-toe/).isChecked(), true, 'the game stays ticked');
+});
+
 test('a new version of one\'s bot starts with its ladders ticked', async () => {
   await page.goto(`/upload?bot=${botName}`);
   assert.equal(await page.getByLabel('Bot name').inputValue(), botName);

@@ -52,6 +52,11 @@ pub struct Args {
         value_delimiter = ','
     )]
     trusted_proxies: Vec<IpAddr>,
+    /// Let remote bots' URLs point at loopback, private, link-local and
+    /// other non-public addresses: for a LAN or tests. Off by default (such
+    /// URLs are refused), logged at start when on.
+    #[arg(long, env = "ARBITER_ALLOW_PRIVATE_BOT_URLS")]
+    allow_private_bot_urls: bool,
     /// Mark the session cookie `Secure`: for a site served over HTTPS.
     #[arg(long, env = "ARBITER_SECURE_COOKIES")]
     secure_cookies: bool,
@@ -90,6 +95,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         web_db: super::db_options("--web-db-timeout", args.web_db_timeout)?,
         background_db: super::db_options("--db-timeout", args.db_timeout)?,
         compiler: crate::sandbox::compiler()?,
+        allow_private_bot_urls: args.allow_private_bot_urls,
     };
     super::runtime()?.block_on(serve(config, super::shutdown::first_signal()))
 }

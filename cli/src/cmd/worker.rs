@@ -46,6 +46,11 @@ pub struct Args {
     /// fails (and is tried again).
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0, env = "ARBITER_DB_TIMEOUT")]
     db_timeout: f64,
+    /// Let remote bots' URLs point at loopback, private, link-local and
+    /// other non-public addresses: for a LAN or tests. Off by default (such
+    /// URLs are refused), logged at start when on.
+    #[arg(long, env = "ARBITER_ALLOW_PRIVATE_BOT_URLS")]
+    allow_private_bot_urls: bool,
     /// Serve this worker's Prometheus metrics at http://ADDR/metrics.
     #[arg(long, value_name = "ADDR")]
     metrics: Option<std::net::SocketAddr>,
@@ -62,7 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // is a clean exit too.
         let signal = super::shutdown::first_signal();
         tokio::pin!(signal);
-        let core = tokio::select! {
+        let mut core = tokio::select! {
             core = Core::open_with(
                 &args.data,
                 args.database_url.as_deref(),
@@ -76,6 +81,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 return Ok(());
             }
         };
+        if args.allow_private_bot_urls {
+            core.remote_urls = arbiter_remote::AddressPolicy::ANY;
+            tracing::warn!("--allow-private-bot-urls: remote bots' URLs may point at loopback and private addresses");
+        }
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         let watch = tokio::spawn(core.db.clone().watch(stop.clone(), "matches wait"));
         let slots = args.slots.max(1);

@@ -55,6 +55,9 @@ pub struct ServerConfig {
     /// [`CompilerCommand::sibling`]: `arbiter-compile` beside this
     /// executable.
     pub compiler: CompilerCommand,
+    /// Whether remote bots' URLs may point at loopback, private and other
+    /// non-public addresses (a LAN, tests). Off by default.
+    pub allow_private_bot_urls: bool,
 }
 
 impl Default for ServerConfig {
@@ -74,6 +77,7 @@ impl Default for ServerConfig {
             web_db: DbOptions::WEB,
             background_db: DbOptions::BACKGROUND,
             compiler: CompilerCommand::sibling(),
+            allow_private_bot_urls: false,
         }
     }
 }
@@ -106,7 +110,7 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
         config.background_db,
         config.compiler.clone(),
     );
-    let core = tokio::select! {
+    let mut core = tokio::select! {
         core = opened => core?,
         () = &mut shutdown => {
             tracing::info!("stopped before starting");
@@ -130,6 +134,13 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
             n => format!("{n} in-process workers"),
         }
     );
+    if config.allow_private_bot_urls {
+        core.remote_urls = arbiter_remote::AddressPolicy::ANY;
+        tracing::warn!(
+            "--allow-private-bot-urls: remote bots' URLs may point at loopback and private addresses, \
+             including this machine's own services"
+        );
+    }
     for &(variant, budget) in &config.time_controls {
         let change = arbiter_ladder::ladders::apply_time_control(&core.db, variant, budget, None).await?;
         if change.changed() {

@@ -29,7 +29,8 @@ pub struct UploadForm {
 }
 
 /// Reads a multipart upload form (`name`, `ladders` or `ladder` — repeated or
-/// separated by commas or spaces —, `module`, `csrf`): 413 over `limit`
+/// separated by commas or spaces —, `module` or a remote bot's `url`,
+/// `csrf`): 413 over `limit`
 /// bytes of module, 400 for a malformed form or an unknown field.
 pub async fn read_upload(mut form: Multipart, limit: usize) -> ApiResult<UploadForm> {
     let mut read = UploadForm::default();
@@ -54,10 +55,11 @@ pub async fn read_upload(mut form: Multipart, limit: usize) -> ApiResult<UploadF
                 }
                 upload.module = Some(bytes.to_vec());
             }
-            "name" | "ladders" | "ladder" | "csrf" => {
+            "name" | "ladders" | "ladder" | "csrf" | "url" => {
                 let text = field.text().await.map_err(body_error)?;
                 match field_name.as_str() {
                     "name" => upload.name = Some(text.trim().to_string()),
+                    "url" => upload.url = Some(text.trim().to_string()).filter(|url| !url.is_empty()),
                     "csrf" => read.csrf = Some(text),
                     _ => upload.ladders.extend(
                         text.split([',', ' '])

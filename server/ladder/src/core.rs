@@ -24,6 +24,9 @@ pub struct Core {
     pub rating: RatingSystem,
     /// What this process counts for Prometheus.
     pub metrics: Metrics,
+    /// Which addresses remote bots' URLs may reach: public ones only unless
+    /// the operator allowed private ones (`--allow-private-bot-urls`).
+    pub remote_urls: arbiter_remote::AddressPolicy,
 }
 
 impl Core {
@@ -100,6 +103,7 @@ impl Core {
             sandbox,
             events: Events::default(),
             rating,
+            remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
         })
     }
 }

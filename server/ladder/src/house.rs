@@ -50,10 +50,35 @@ pub async fn seed(core: &Core) -> Result<()> {
             .bind(&key)
             .fetch_optional(&mut *tx)
             .await?;
-        if current.is_none() {
-            let version_id =
-                versions::insert_version(&mut tx, bot_id, &key, bot.wasm().len(), &ladders, "checking").await?;
-            versions::activate(&mut tx, version_id).await?;
+        let version_id = match current {
+            Some(id) => id,
+            None => {
+                let version_id =
+                    versions::insert_version(&mut tx, bot_id, &key, bot.wasm().len(), &ladders, "checking").await?;
+                versions::activate(&mut tx, version_id).await?;
+                version_id
+            }
+        };
+        // House bots are the remote ladders' sparring partners: sandboxed,
+        // on the server's clock, rated there apart from their fuel-clock
+        // ratings. (Added here so that databases from before remote ladders
+        // get them too.)
+        for variant in bot.variants() {
+            let ladder = crate::ladders::remote_name(variant);
+            let known: Option<i64> =
+                sqlx::query_scalar("SELECT version_id FROM version_ladders WHERE version_id = $1 AND ladder = $2")
+                    .bind(version_id)
+                    .bind(&ladder)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            if known.is_none() {
+                sqlx::query("INSERT INTO version_ladders (version_id, ladder) VALUES ($1, $2)")
+                    .bind(version_id)
+                    .bind(&ladder)
+                    .execute(&mut *tx)
+                    .await?;
+                crate::ratings::ensure_row(&mut tx, version_id, &ladder).await?;
+            }
         }
         tx.commit().await?;
     }

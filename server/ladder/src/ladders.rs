@@ -1,14 +1,73 @@
-//! Ladders: one per (game, mode), each with its own leaderboard and its
-//! own time control.
+//! Ladders: one per (game, mode) on the fuel clock, and one per (game,
+//! mode) on the wall clock for remote bots (`remote:othello:std`), each with
+//! its own leaderboard, ratings and time control. The two kinds never mix:
+//! a remote bot enters only remote ladders; house bots play on both, with a
+//! rating on each.
 
 use crate::db::{Db, now_ms};
 use crate::error::Error;
 use arbiter_games::{Budget, Variant};
 use std::collections::BTreeMap;
 
-/// Every ladder's name, e.g. `othello:std`, `tictactoe:standard`.
+/// What starts the name of every remote ladder.
+pub const REMOTE_PREFIX: &str = "remote:";
+
+/// Which clock a ladder's bots run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Clock {
+    /// Sandboxed bots, timed by the fuel they burn: fair and re-runnable.
+    Fuel,
+    /// Remote bots (and house bots meeting them), timed by the wall clock.
+    Wall,
+}
+
+/// Every fuel-clock ladder's name, e.g. `othello:std`, `tictactoe:standard`:
+/// the ladders an upload may enter.
 pub fn names() -> Vec<String> {
     Variant::ALL.iter().map(ToString::to_string).collect()
+}
+
+/// Every remote ladder's name, e.g. `remote:othello:std`.
+pub fn remote_names() -> Vec<String> {
+    Variant::ALL.iter().map(|&variant| remote_name(variant)).collect()
+}
+
+/// Every ladder, fuel-clock ones first.
+pub fn all_names() -> Vec<String> {
+    let mut all = names();
+    all.extend(remote_names());
+    all
+}
+
+/// The remote ladder of `variant`.
+pub fn remote_name(variant: Variant) -> String {
+    format!("{REMOTE_PREFIX}{variant}")
+}
+
+/// Reads any ladder's name, fuel-clock or remote (aliases allowed after
+/// the prefix), answering 400 with the list of ladders otherwise.
+pub fn parse_any(name: &str) -> Result<(Variant, Clock), Error> {
+    let remote = name
+        .get(..REMOTE_PREFIX.len())
+        .filter(|head| head.eq_ignore_ascii_case(REMOTE_PREFIX))
+        .map(|head| &name[head.len()..]);
+    match remote {
+        Some(rest) => rest.parse::<Variant>().map(|v| (v, Clock::Wall)).map_err(|_| {
+            Error::Invalid(format!(
+                "unknown ladder {name:?}: remote ladders are {}",
+                remote_names().join(", ")
+            ))
+        }),
+        None => parse(name).map(|v| (v, Clock::Fuel)),
+    }
+}
+
+/// The canonical name of a ladder given as any of its names.
+pub fn canonical(name: &str) -> Result<String, Error> {
+    Ok(match parse_any(name)? {
+        (variant, Clock::Fuel) => variant.to_string(),
+        (variant, Clock::Wall) => remote_name(variant),
+    })
 }
 
 /// Reads a ladder name (`othello:anti`, `othello` = `othello:std`,
@@ -40,6 +99,20 @@ impl TimeControl {
     /// [`DEFAULT_FUEL_PER_MS`](arbiter_sandbox::DEFAULT_FUEL_PER_MS).
     pub fn default_for(variant: Variant) -> TimeControl {
         TimeControl::new(variant.default_budget(), arbiter_sandbox::DEFAULT_FUEL_PER_MS)
+    }
+
+    /// The default of a remote ladder: FlipSight's 60 s per leg and colour
+    /// for Othello (no per-move cap beyond the bank), botsarena-like 2 s per
+    /// move and 10 s per game for tic-tac-toe, and the skirmish design's
+    /// 200 ms tick, of which 90% (180 ms) is the bot's, with 1 s at tick 0.
+    /// House bots meeting remote bots run at the default fuel rate.
+    pub fn remote_default_for(variant: Variant) -> TimeControl {
+        let budget = match variant {
+            Variant::Othello(_) => Budget::new(60_000, 60_000),
+            Variant::TicTacToe => Budget::new(2_000, 10_000),
+            Variant::Skirmish => Budget::new(180, arbiter_games::skirmish::FIRST_DEADLINE_MS),
+        };
+        TimeControl::new(budget, arbiter_sandbox::DEFAULT_FUEL_PER_MS)
     }
 
     /// `budget` at `fuel_per_ms`.
@@ -90,13 +163,15 @@ pub async fn seed_defaults(db: &Db) -> Result<(), Error> {
 
 /// [`seed_defaults`], failing with the driver's error (for the migrations).
 pub(crate) async fn write_defaults(db: &Db) -> Result<(), sqlx::Error> {
+    const INSERT: &str = "INSERT INTO ladders (name, turn_ms, bank_ms, fuel_per_ms, updated_ms) \
+                          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING";
     for variant in Variant::ALL {
+        write(db, INSERT, &name(variant), TimeControl::default_for(variant)).await?;
         write(
             db,
-            "INSERT INTO ladders (name, turn_ms, bank_ms, fuel_per_ms, updated_ms) VALUES ($1, $2, $3, $4, $5) \
-             ON CONFLICT (name) DO NOTHING",
-            variant,
-            TimeControl::default_for(variant),
+            INSERT,
+            &remote_name(variant),
+            TimeControl::remote_default_for(variant),
         )
         .await?;
     }
@@ -105,9 +180,9 @@ pub(crate) async fn write_defaults(db: &Db) -> Result<(), sqlx::Error> {
 
 /// Runs `sql` with `$1` the ladder's name, `$2`–`$4` the time control and
 /// `$5` the time now.
-async fn write(db: &Db, sql: &'static str, variant: Variant, time: TimeControl) -> Result<(), sqlx::Error> {
+async fn write(db: &Db, sql: &'static str, ladder: &str, time: TimeControl) -> Result<(), sqlx::Error> {
     sqlx::query(sql)
-        .bind(name(variant))
+        .bind(ladder)
         .bind(column(time.turn_ms))
         .bind(column(time.bank_ms))
         .bind(column(time.fuel_per_ms))
@@ -145,6 +220,24 @@ pub async fn time_control(db: &Db, variant: Variant) -> Result<TimeControl, Erro
         .unwrap_or_else(|| TimeControl::default_for(variant)))
 }
 
+/// The time control of any ladder by name, fuel-clock or remote (its
+/// default when it has no row yet).
+pub async fn time_control_of(db: &Db, ladder: &str) -> Result<TimeControl, Error> {
+    let (variant, clock) = parse_any(ladder)?;
+    let name = canonical(ladder)?;
+    let row: Option<(i64, i64, i64)> =
+        sqlx::query_as("SELECT turn_ms, bank_ms, fuel_per_ms FROM ladders WHERE name = $1")
+            .bind(&name)
+            .fetch_optional(&db.pool)
+            .await?;
+    Ok(row
+        .and_then(|(turn, bank, fuel)| TimeControl::from_columns(Some(turn), Some(bank), Some(fuel)))
+        .unwrap_or_else(|| match clock {
+            Clock::Fuel => TimeControl::default_for(variant),
+            Clock::Wall => TimeControl::remote_default_for(variant),
+        }))
+}
+
 /// Sets `variant`'s time control for matches queued from now on; matches
 /// already queued keep the control they were queued with. Returns the
 /// control it replaced.
@@ -153,7 +246,7 @@ pub async fn set_time_control(db: &Db, variant: Variant, time: TimeControl) -> R
     write(
         db,
         "UPDATE ladders SET turn_ms = $2, bank_ms = $3, fuel_per_ms = $4, updated_ms = $5 WHERE name = $1",
-        variant,
+        &name(variant),
         time,
     )
     .await?;

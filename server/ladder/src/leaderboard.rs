@@ -60,12 +60,15 @@ impl Sort {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LadderSummary {
-    /// Its canonical name, e.g. `othello:std`.
+    /// Its canonical name, e.g. `othello:std`, `remote:othello:std`.
     pub name: String,
-    /// The game, the part of the name before `:`.
+    /// The game, e.g. `othello`.
     pub game: String,
-    /// The mode, the part after `:` (empty when there is none).
+    /// The mode, e.g. `std` (empty when there is none).
     pub mode: String,
+    /// `fuel` for the ladders of sandboxed bots (fair, re-runnable),
+    /// `wall` for the remote bots' ladders ("Remote bots · wall clock").
+    pub clock: String,
     /// Active versions playing on it.
     pub active_bots: i64,
     /// Its time control (the default of its variant when none is stored).
@@ -75,27 +78,41 @@ pub struct LadderSummary {
     pub challenge_time_controls: Vec<String>,
 }
 
-/// Every ladder, in the order of [`Variant::ALL`], with its number of
-/// active versions and its time control.
+/// Every ladder, the fuel-clock ones in the order of [`Variant::ALL`], then
+/// the remote ones in the same order, with its number of active versions
+/// and its time control.
 pub async fn ladders(db: &Db) -> Result<Vec<LadderSummary>> {
     let times = ladders::time_controls(db).await?;
-    let mut out = Vec::with_capacity(Variant::ALL.len());
-    for variant in Variant::ALL {
-        let name = ladders::name(variant);
-        let active_bots = active_versions(db, &name).await?;
-        let (game, mode) = name.split_once(':').unwrap_or((name.as_str(), ""));
-        let time_control = times
-            .get(&name)
-            .copied()
-            .unwrap_or_else(|| TimeControl::default_for(variant));
-        out.push(LadderSummary {
-            game: game.to_owned(),
-            mode: mode.to_owned(),
-            active_bots,
-            time_control,
-            challenge_time_controls: variant.longer_budgets().iter().map(ToString::to_string).collect(),
-            name,
-        });
+    let mut out = Vec::with_capacity(2 * Variant::ALL.len());
+    for clock in [ladders::Clock::Fuel, ladders::Clock::Wall] {
+        for variant in Variant::ALL {
+            let (name, default, clock_name) = match clock {
+                ladders::Clock::Fuel => (ladders::name(variant), TimeControl::default_for(variant), "fuel"),
+                ladders::Clock::Wall => (
+                    ladders::remote_name(variant),
+                    TimeControl::remote_default_for(variant),
+                    "wall",
+                ),
+            };
+            let active_bots = active_versions(db, &name).await?;
+            let plain = variant.to_string();
+            let (game, mode) = plain.split_once(':').unwrap_or((plain.as_str(), ""));
+            let time_control = times.get(&name).copied().unwrap_or(default);
+            // Challenges are fuel-clock matches.
+            let challenge_time_controls = match clock {
+                ladders::Clock::Fuel => variant.longer_budgets().iter().map(ToString::to_string).collect(),
+                ladders::Clock::Wall => Vec::new(),
+            };
+            out.push(LadderSummary {
+                game: game.to_owned(),
+                mode: mode.to_owned(),
+                clock: clock_name.to_owned(),
+                active_bots,
+                time_control,
+                challenge_time_controls,
+                name,
+            });
+        }
     }
     Ok(out)
 }
@@ -105,6 +122,17 @@ pub async fn active_versions(db: &Db, ladder: &str) -> Result<i64> {
     Ok(sqlx::query_scalar(
         "SELECT COUNT(*) FROM version_ladders l JOIN versions v ON v.id = l.version_id \
          WHERE l.ladder = $1 AND v.status = 'active'",
+    )
+    .bind(ladder)
+    .fetch_one(&db.pool)
+    .await?)
+}
+
+/// Number of active remote bots (not house bots) on `ladder`.
+pub async fn remote_versions(db: &Db, ladder: &str) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT COUNT(*) FROM version_ladders l JOIN versions v ON v.id = l.version_id \
+         WHERE l.ladder = $1 AND v.status = 'active' AND v.remote_url IS NOT NULL",
     )
     .bind(ladder)
     .fetch_one(&db.pool)

@@ -185,6 +185,9 @@ text_enum!(
         Retired = "retired",
         /// Failed its check; never plays.
         Rejected = "rejected",
+        /// A remote bot whose URL failed a whole match: out of the
+        /// scheduler until its owner posts the URL again.
+        Paused = "paused",
     }
 );
 

@@ -105,6 +105,10 @@ pub struct Candidate {
     pub last_opponent: Option<i64>,
     /// Whether it is in a queued or running match already.
     pub busy: bool,
+    /// Whether a pairing may be made for it; otherwise it is only ever an
+    /// opponent. On a remote ladder only remote bots choose, so house bots
+    /// meet remote bots there but never each other.
+    pub chooses: bool,
 }
 
 /// A match to queue: participant 0 and participant 1 (version ids).
@@ -134,7 +138,7 @@ pub fn pick_pairs(candidates: &[Candidate], want: usize, now_ms: i64) -> Vec<Pai
             .iter()
             .copied()
             .enumerate()
-            .filter(|(_, c)| !taken.contains(&c.version_id))
+            .filter(|(_, c)| c.chooses && !taken.contains(&c.version_id))
             .min_by_key(|(_, c)| (c.matches, c.last_played_ms.unwrap_or(i64::MIN), c.version_id))
         else {
             break;
@@ -244,7 +248,7 @@ pub async fn schedule_fairly(db: &Db, config: &SchedulerConfig, served: &mut Ser
     let mut total: usize = counts.values().sum();
     let mut queued = 0;
     let mut ladders: Vec<LadderId> = if config.ladders.is_empty() {
-        crate::ladders::names()
+        crate::ladders::all_names()
     } else {
         config.ladders.clone()
     }
@@ -329,7 +333,8 @@ async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &LadderId, total: usi
 pub async fn candidates(conn: &mut sqlx::AnyConnection, ladder: &str) -> Result<Vec<Candidate>> {
     let start = crate::ratings::Rating::default();
     let rows = sqlx::query(
-        "SELECT v.id, v.bot_id, r.rating, r.deviation, r.wins + r.draws + r.losses, r.last_played_ms \
+        "SELECT v.id, v.bot_id, r.rating, r.deviation, r.wins + r.draws + r.losses, r.last_played_ms, \
+         v.remote_url IS NOT NULL \
          FROM version_ladders vl JOIN versions v ON v.id = vl.version_id JOIN bots b ON b.id = v.bot_id \
          LEFT JOIN ratings r ON r.version_id = v.id AND r.ladder = vl.ladder \
          WHERE vl.ladder = $1 AND v.status = 'active' AND b.retired = 0 ORDER BY v.id",
@@ -337,8 +342,13 @@ pub async fn candidates(conn: &mut sqlx::AnyConnection, ladder: &str) -> Result<
     .bind(ladder)
     .fetch_all(&mut *conn)
     .await?;
+    let remote_ladder = ladder.starts_with(crate::ladders::REMOTE_PREFIX);
     let mut candidates = Vec::with_capacity(rows.len());
     for row in rows {
+        let remote: bool = row
+            .try_get::<i64, _>(6)
+            .map(|v| v != 0)
+            .or_else(|_| row.try_get::<bool, _>(6))?;
         candidates.push(Candidate {
             version_id: row.try_get(0)?,
             bot_id: row.try_get(1)?,
@@ -349,6 +359,7 @@ pub async fn candidates(conn: &mut sqlx::AnyConnection, ladder: &str) -> Result<
             last_played_ms: row.try_get(5)?,
             last_opponent: None,
             busy: false,
+            chooses: remote || !remote_ladder,
         });
     }
     let index: HashMap<i64, usize> = candidates.iter().enumerate().map(|(i, c)| (c.version_id, i)).collect();

@@ -489,6 +489,7 @@ fn candidates(bots: &[Bot], book: &RatingBook<usize>) -> Vec<Candidate> {
                 last_played_ms: bot.last_played_ms,
                 last_opponent: bot.last_opponent.and_then(|o| i64::try_from(o).ok()),
                 busy: false,
+                chooses: true,
             }
         })
         .collect()

@@ -38,6 +38,9 @@ pub struct Upload {
     pub ladders: Vec<String>,
     /// The module's bytes.
     pub module: Option<Vec<u8>>,
+    /// Instead of a module: the URL of a bot that is an HTTP or WebSocket
+    /// server (a remote bot, for the remote ladders).
+    pub url: Option<String>,
 }
 
 /// A version just added, in `checking`.
@@ -55,6 +58,8 @@ pub struct Uploaded {
     pub sha256: String,
     /// The ladders it is to play, by canonical name.
     pub ladders: Vec<String>,
+    /// `checking` for a module, `active` for a remote bot.
+    pub status: crate::model::VersionStatus,
 }
 
 /// Adds `upload` as a new version of `user_id`'s bot and wakes the checker.
@@ -73,6 +78,14 @@ pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploade
             ladders::names().join(", ")
         )));
     }
+    if let Some(url) = upload.url.filter(|url| !url.trim().is_empty()) {
+        if upload.module.is_some() {
+            return Err(Error::Invalid(
+                "give either a `module` file or a `url`, not both".into(),
+            ));
+        }
+        return upload_remote(core, user_id, name, &upload.ladders, &url).await;
+    }
     let mut ladder_names = Vec::new();
     for ladder in &upload.ladders {
         let name = ladders::name(ladders::parse(ladder)?);
@@ -82,7 +95,7 @@ pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploade
     }
     let module = upload
         .module
-        .ok_or_else(|| Error::Invalid("the form needs a `module` file (.wasm)".into()))?;
+        .ok_or_else(|| Error::Invalid("the form needs a `module` file (.wasm) or a remote bot's `url`".into()))?;
     if !module.starts_with(b"\0asm") {
         return Err(Error::Invalid(
             "the module is not WebAssembly (a .wasm file starts with \\0asm): build it with --target wasm32-wasip1"
@@ -142,6 +155,107 @@ pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploade
         number,
         sha256,
         ladders: ladder_names,
+        status: crate::model::VersionStatus::Checking,
+    })
+}
+
+/// Adds a remote bot's URL as a new, active version of `user_id`'s bot
+/// `name` on the remote ladders of the games `ladders` names (`othello:std`
+/// and `remote:othello:std` both mean the remote Othello ladder). The URL
+/// must parse and resolve to addresses the core's policy accepts; nothing
+/// connects to it here. There is no smoke match: a remote bot's first
+/// matches show whether it answers.
+async fn upload_remote(core: &Core, user_id: i64, name: String, ladders: &[String], url: &str) -> Result<Uploaded> {
+    let mut ladder_names = Vec::new();
+    for ladder in ladders {
+        let (variant, _) = ladders::parse_any(ladder)?;
+        let name = ladders::remote_name(variant);
+        if !ladder_names.contains(&name) {
+            ladder_names.push(name);
+        }
+    }
+    let url =
+        arbiter_remote::BotUrl::parse(url).map_err(|e| Error::Invalid(format!("the bot URL was refused: {e}")))?;
+    let policy = core.remote_urls;
+    let checked = url.clone();
+    // Resolving may wait on DNS: off the async threads.
+    tokio::task::spawn_blocking(move || policy.resolve(&checked))
+        .await
+        .map_err(|e| Error::Internal(e.to_string()))?
+        .map_err(|e| Error::Invalid(format!("the bot URL was refused: {e}")))?;
+    rate_limit(&core.db, &format!("upload:{}", user_id), UPLOADS_PER_MINUTE, 60_000).await?;
+    let text = url.to_string();
+    let sha256 = sha256_hex(text.as_bytes());
+    let mut tx = core.db.begin_write().await?;
+    let bot_id = match versions::find_bot(&mut tx, &name).await? {
+        Some((id, owner)) if owner == user_id => id,
+        Some(_) => return Err(Error::Forbidden(format!("the bot {name} belongs to someone else"))),
+        None => versions::ensure_bot(&mut tx, user_id, &name).await?,
+    };
+    let duplicate: Option<i64> = sqlx::query_scalar("SELECT number FROM versions WHERE bot_id = $1 AND sha256 = $2")
+        .bind(bot_id)
+        .bind(&sha256)
+        .fetch_optional(&mut *tx)
+        .await?;
+    if let Some(number) = duplicate {
+        // A paused remote bot is resumed by posting its URL again.
+        let paused: Option<(i64, String)> =
+            sqlx::query_as("SELECT id, ladders FROM versions WHERE bot_id = $1 AND number = $2 AND status = 'paused'")
+                .bind(bot_id)
+                .bind(number)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some((version_id, ladders_json)) = paused else {
+            return Err(Error::Conflict(format!(
+                "this URL is already version {number} of {name}"
+            )));
+        };
+        sqlx::query("UPDATE versions SET reason = NULL WHERE id = $1")
+            .bind(version_id)
+            .execute(&mut *tx)
+            .await?;
+        versions::activate(&mut tx, version_id).await?;
+        tx.commit().await?;
+        return Ok(Uploaded {
+            bot_id,
+            name,
+            version_id,
+            number,
+            sha256,
+            ladders: serde_json::from_str(&ladders_json).unwrap_or_default(),
+            status: crate::model::VersionStatus::Active,
+        });
+    }
+    let version_id = versions::insert_version(&mut tx, bot_id, &sha256, 0, &ladder_names, "checking").await?;
+    // Not the URL itself: the page is public, the owner's server is not.
+    let module = format!(
+        "remote bot: {} server on its owner's machine (wall clock, not reproducible)",
+        url.transport()
+    );
+    sqlx::query("UPDATE versions SET remote_url = $2, module = $3 WHERE id = $1")
+        .bind(version_id)
+        .bind(&text)
+        .bind(module)
+        .execute(&mut *tx)
+        .await?;
+    versions::activate(&mut tx, version_id).await?;
+    sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
+        .bind(bot_id)
+        .execute(&mut *tx)
+        .await?;
+    let number: i64 = sqlx::query_scalar("SELECT number FROM versions WHERE id = $1")
+        .bind(version_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Uploaded {
+        bot_id,
+        name,
+        version_id,
+        number,
+        sha256,
+        ladders: ladder_names,
+        status: crate::model::VersionStatus::Active,
     })
 }
 

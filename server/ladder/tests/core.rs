@@ -906,6 +906,7 @@ async fn a_match_claimed_ahead_never_waits_behind_a_long_one(ladder: Ladder) {
             name: Some("ann-loops".to_owned()),
             ladders: vec![TTT.to_owned()],
             module: Some(wat::parse_str(LOOPING_BOT).expect("valid WAT")),
+            url: None,
         },
     )
     .await

@@ -45,9 +45,15 @@ pub struct UploadForm {
     /// More ladders, as `ladders` (the site's form sends one per box ticked).
     ladder: Option<String>,
     /// The .wasm: a WASI preview-1 command module (at most 16 MiB by
-    /// default) or a WASI 0.2 command component (at most 40 MiB).
-    #[schema(value_type = String, format = Binary)]
-    module: Vec<u8>,
+    /// default) or a WASI 0.2 command component (at most 40 MiB). Either
+    /// this or `url`.
+    #[schema(value_type = Option<String>, format = Binary)]
+    module: Option<Vec<u8>>,
+    /// Instead of a module: a remote bot, the `http(s)://` or `ws(s)://`
+    /// URL of a server on its owner's machine (public addresses only). It
+    /// plays on the remote ladders of the games in `ladders`, on the wall
+    /// clock, and is active at once.
+    url: Option<String>,
     /// The session's CSRF token (not needed with an API token).
     csrf: Option<String>,
 }
@@ -127,10 +133,11 @@ pub struct Retired {
     pub retired_versions: u64,
 }
 
-/// `POST /api/bots` (multipart: `name`, `ladders`, `module`): creates the
-/// bot if the name is new, or adds a version to the caller's bot. The module
-/// is checked off the request path; the answer is 202 with the version in
-/// `checking`. A module that is not even valid WebAssembly, or breaks the
+/// `POST /api/bots` (multipart: `name`, `ladders`, `module` or `url`):
+/// creates the bot if the name is new, or adds a version to the caller's
+/// bot. The module is checked off the request path; the answer is 202 with
+/// the version in `checking` (a remote bot's URL is checked at once and its
+/// version is `active`). A module that is not even valid WebAssembly, or breaks the
 /// import/export contract, is refused at once and nothing is stored.
 #[utoipa::path(post, path = "/bots", tag = "bots",
     summary = "Upload a module: a new bot or a new version of yours; checked off the request path (413 over the size limit, 409 same module twice)",
@@ -171,7 +178,7 @@ async fn upload(
                 id: uploaded.version_id,
                 number: uploaded.number,
                 sha256: uploaded.sha256,
-                status: VersionStatus::Checking,
+                status: uploaded.status,
                 ladders: uploaded.ladders,
             },
         }),

@@ -39,6 +39,25 @@ impl utoipa::PartialSchema for LadderName {
 
 impl ToSchema for LadderName {}
 
+/// Any ladder's canonical name, the remote bots' ladders (`remote:…`)
+/// included: the schema of a leaderboard's `ladder`.
+pub struct AnyLadderName;
+
+impl utoipa::PartialSchema for AnyLadderName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(ladders::all_names()))
+            .description(Some(
+                "a ladder's canonical name: a fuel-clock ladder (`othello:std`) or a remote bots' ladder \
+                 (`remote:othello:std`); the game alone and other letter cases are read too",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for AnyLadderName {}
+
 /// `GET /api/ladders`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LadderList {
@@ -126,7 +145,7 @@ pub struct Page {
 #[utoipa::path(get, path = "/ladders/{ladder}/leaderboard", tag = "ladders",
     summary = "A leaderboard: rank, rating ± 2·RD, conservative rating (rating − 2·RD), W/D/L, matches, provisional",
     params(
-        ("ladder" = LadderName, Path, description = "e.g. othello:std"),
+        ("ladder" = AnyLadderName, Path, description = "e.g. othello:std, or remote:othello:std for the remote bots' board"),
         ("sort" = Option<SortName>, Query, description = "conservative (the default: by rating − 2·RD) or rating (by rating alone); provisional versions stand in place in either, marked `provisional`"),
         ("limit" = Option<i64>, Query, description = "rows, default 100", minimum = 1, maximum = 500),
         ("offset" = Option<i64>, Query, description = "rows to skip, default 0", minimum = 0, maximum = 1000000000),
@@ -139,8 +158,7 @@ async fn leaderboard(
     Path(ladder): Path<String>,
     ApiQuery(page): ApiQuery<Page>,
 ) -> ApiResult<Json<Leaderboard>> {
-    let variant = ladders::parse(&ladder)?;
-    let name = ladders::name(variant);
+    let name = ladders::canonical(&ladder)?;
     let limit = crate::api::in_range("limit", page.limit, 100, 1..=MAX_LIMIT)?;
     // Ranks count from `offset`: a bound keeps them far from overflowing.
     let offset = crate::api::in_range("offset", page.offset, 0, 0..=MAX_OFFSET)?;

@@ -92,7 +92,7 @@ struct Filter {
 /// `GET /api/matches?ladder=&status=&bot=&before=&limit=`: newest first.
 #[utoipa::path(get, path = "/matches", tag = "matches", summary = "Matches, newest first",
     params(
-        ("ladder" = Option<crate::api::ladders::LadderName>, Query, description = "only this ladder, e.g. othello:std"),
+        ("ladder" = Option<crate::api::ladders::AnyLadderName>, Query, description = "only this ladder, e.g. othello:std"),
         ("status" = Option<MatchStatus>, Query, description = "only matches in this state"),
         ("bot" = Option<String>, Query, description = "only matches of this bot (404 for an unknown bot)"),
         ("before" = Option<i64>, Query, description = "only matches with a smaller id (the next page); 0 or absent: from the newest", minimum = 0),
@@ -106,7 +106,7 @@ async fn list(State(state): State<AppState>, ApiQuery(filter): ApiQuery<Filter>)
     // 0, like no `before`, is the first page.
     let before = crate::api::in_range("before", filter.before, 0, 0..=i64::MAX)?;
     let ladder = match filter.ladder.as_deref() {
-        Some(l) => Some(arbiter_ladder::ladders::name(arbiter_ladder::ladders::parse(l)?)),
+        Some(l) => Some(arbiter_ladder::ladders::canonical(l)?),
         None => None,
     };
     let status = match filter.status.as_deref() {

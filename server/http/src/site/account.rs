@@ -263,6 +263,54 @@ pub(super) async fn upload_page(
 }
 
 #[derive(Template)]
+#[template(path = "upload_remote.html", config = "../../web/askama.toml")]
+struct RemoteUploadPage {
+    nav: Nav,
+    title: String,
+    ladders: Vec<LadderOption>,
+    name: String,
+    url: String,
+    /// Why the last registration was refused (the form shown again).
+    error: Option<String>,
+}
+
+/// `GET /upload/remote`: the form that registers a remote bot.
+pub async fn upload_remote(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
+    remote_upload_page(&state, &viewer, "", "", &[], None).await
+}
+
+/// The remote bot form for `viewer`, filled in as sent, with `error`.
+pub(super) async fn remote_upload_page(
+    _state: &AppState,
+    viewer: &Viewer,
+    name: &str,
+    url: &str,
+    sent: &[String],
+    error: Option<String>,
+) -> SiteResult {
+    if viewer.caller.is_none() {
+        return sign_in_first(viewer);
+    }
+    let ticked: Vec<String> = sent
+        .iter()
+        .filter_map(|ladder| {
+            ladders::parse_any(ladder)
+                .ok()
+                .map(|(variant, _)| ladders::name(variant))
+        })
+        .collect();
+    let ticked: Vec<&str> = ticked.iter().map(String::as_str).collect();
+    Ok(render(&RemoteUploadPage {
+        nav: viewer.nav("upload"),
+        title: "Register a remote bot".into(),
+        ladders: ladder_options(&ticked),
+        name: name.to_owned(),
+        url: url.to_owned(),
+        error,
+    }))
+}
+
+#[derive(Template)]
 #[template(path = "challenge.html", config = "../../web/askama.toml")]
 struct ChallengePage {
     nav: Nav,

@@ -386,6 +386,7 @@ pub async fn upload(State(state): State<AppState>, viewer: Viewer, form: Multipa
             name: form.upload.name.clone(),
             ladders: form.upload.ladders.clone(),
             module: None,
+            url: form.upload.url.clone(),
         },
         csrf: None,
     };
@@ -402,6 +403,19 @@ async fn upload_again(state: &AppState, viewer: &Viewer, sent: &UploadForm, erro
         return Err(error.back_to("/upload"));
     }
     let name = sent.upload.name.clone().unwrap_or_default();
+    if let Some(url) = &sent.upload.url {
+        let mut page = super::account::remote_upload_page(
+            state,
+            viewer,
+            &name,
+            url,
+            &sent.upload.ladders,
+            Some(error.message().to_owned()),
+        )
+        .await?;
+        *page.status_mut() = error.status();
+        return Ok(page);
+    }
     let mut page = upload_page(
         state,
         viewer,

@@ -24,6 +24,8 @@ struct HomePage {
     nav: Nav,
     title: String,
     ladders: Vec<LadderCard>,
+    /// The remote bots' boards that have a remote bot.
+    remote_ladders: Vec<LadderCard>,
     live: Vec<MatchRow>,
     recent: Vec<MatchRow>,
 }
@@ -31,14 +33,25 @@ struct HomePage {
 /// `GET /`: ladders with their top bots, live and recent matches.
 pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
     let mut cards = Vec::new();
-    for name in ladders::names() {
+    let mut remote_cards = Vec::new();
+    for name in ladders::all_names() {
+        let remote = name.starts_with(ladders::REMOTE_PREFIX);
+        // A remote board shows once a remote bot plays on it.
+        if remote && leaderboard::remote_versions(&state.core.db, &name).await? == 0 {
+            continue;
+        }
         let top = leaderboard::rows(&state.core.db, &name, Sort::default(), 3, 0).await?;
-        cards.push(LadderCard {
+        let card = LadderCard {
             title: view::ladder_title(&name),
             active: leaderboard::active_versions(&state.core.db, &name).await?,
             top: top.iter().map(|row| BoardRow::new(row, &HashMap::new())).collect(),
             name,
-        });
+        };
+        if remote {
+            remote_cards.push(card);
+        } else {
+            cards.push(card);
+        }
     }
     let live = match_rows::list(&state, "", "running", 0, 10).await?;
     let recent = match_rows::list(&state, "", "finished", 0, 15).await?;
@@ -46,6 +59,7 @@ pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
         nav: viewer.nav("home"),
         title: "Arbiter — a ladder for game bots".into(),
         ladders: cards,
+        remote_ladders: remote_cards,
         live,
         recent,
     }))
@@ -156,6 +170,8 @@ struct LadderPage {
     recent: Vec<MatchRow>,
     trend_matches: usize,
     time: ladders::TimeControl,
+    /// A remote bots' ladder (wall clock).
+    remote: bool,
     longer: Vec<String>,
     /// `rating` or `conservative`.
     sort: &'static str,
@@ -183,8 +199,9 @@ pub async fn ladder(
     Query(query): Query<LadderQuery>,
     viewer: Viewer,
 ) -> SiteResult {
-    let variant = ladders::parse(&ladder).map_err(|_| SiteError::not_found(format!("ladder {ladder:?}")))?;
-    let name = ladders::name(variant);
+    let (variant, clock) =
+        ladders::parse_any(&ladder).map_err(|_| SiteError::not_found(format!("ladder {ladder:?}")))?;
+    let name = ladders::canonical(&ladder).map_err(|_| SiteError::not_found(format!("ladder {ladder:?}")))?;
     let sort = Sort::parse(query.sort.as_deref())?;
     let history = leaderboard::recent_ratings(&state.core.db, &name).await?;
     let board: Vec<BoardRow> = leaderboard::rows(&state.core.db, &name, sort, 200, 0)
@@ -196,10 +213,16 @@ pub async fn ladder(
         return Ok(render(&LadderRows { rows: board }));
     }
     let recent = match_rows::list(&state, &name, "", 0, 20).await?;
-    let time = ladders::time_control(&state.core.db, variant).await?;
+    let time = ladders::time_control_of(&state.core.db, &name).await?;
+    let remote = clock == ladders::Clock::Wall;
     Ok(render(&LadderPage {
         time,
-        longer: variant.longer_budgets().iter().map(ToString::to_string).collect(),
+        remote,
+        longer: if remote {
+            Vec::new()
+        } else {
+            variant.longer_budgets().iter().map(ToString::to_string).collect()
+        },
         nav: viewer.nav("ladders"),
         title: view::ladder_title(&name),
         ladder: name,

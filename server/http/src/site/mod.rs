@@ -79,6 +79,7 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
                 .post(forms::upload)
                 .layer(axum::extract::DefaultBodyLimit::max(upload_limit)),
         )
+        .route("/upload/remote", get(account::upload_remote))
         .route("/account", get(account::account))
         .route("/account/token", post(forms::issue_token))
         .route("/signup", get(account::signup).post(forms::sign_up))

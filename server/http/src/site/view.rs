@@ -1,15 +1,23 @@
 //! Small view models and formatting shared by the pages: times, ratings,
 //! ladder titles and match rows.
 
-use arbiter_games::Variant;
 use arbiter_ladder::db::now_ms;
 
 /// A ladder's title: `othello:std` → `Othello · standard`, with the game's
 /// title and the mode's label from the games' catalogue; a name that is no
 /// ladder is shown as it is.
 pub fn ladder_title(ladder: &str) -> String {
-    match ladder.parse::<Variant>() {
-        Ok(variant) => format!("{} · {}", variant.title(), variant.mode_label()),
+    match arbiter_ladder::ladders::parse_any(ladder) {
+        Ok((variant, arbiter_ladder::ladders::Clock::Fuel)) => {
+            format!("{} · {}", variant.title(), variant.mode_label())
+        }
+        Ok((variant, arbiter_ladder::ladders::Clock::Wall)) => {
+            format!(
+                "{} · {} — Remote bots · wall clock",
+                variant.title(),
+                variant.mode_label()
+            )
+        }
         Err(_) => ladder.to_owned(),
     }
 }
@@ -147,6 +155,7 @@ pub struct MatchRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arbiter_games::Variant;
 
     #[test]
     fn iso_times_are_utc() {

@@ -19,7 +19,9 @@ macro_rules! claim_returning {
          (SELECT b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = a_version), \
          (SELECT v.sha256 FROM versions v WHERE v.id = b_version), \
          (SELECT b.name FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = b_version), \
-         error, kind"
+         error, kind, \
+         (SELECT v.remote_url FROM versions v WHERE v.id = a_version), \
+         (SELECT v.remote_url FROM versions v WHERE v.id = b_version)"
     };
 }
 
@@ -85,21 +87,23 @@ pub(super) async fn claim(
         let Some(row) = row else {
             return Ok(None);
         };
-        let module = |version: usize, sha: usize, name: usize| -> Result<Option<VersionModule>, sqlx::Error> {
-            Ok(
-                match (
-                    row.try_get::<Option<String>, _>(sha)?,
-                    row.try_get::<Option<String>, _>(name)?,
-                ) {
-                    (Some(sha256), Some(name)) => Some(VersionModule {
-                        id: row.try_get(version)?,
-                        sha256,
-                        name,
-                    }),
-                    _ => None,
-                },
-            )
-        };
+        let module =
+            |version: usize, sha: usize, name: usize, remote: usize| -> Result<Option<VersionModule>, sqlx::Error> {
+                Ok(
+                    match (
+                        row.try_get::<Option<String>, _>(sha)?,
+                        row.try_get::<Option<String>, _>(name)?,
+                    ) {
+                        (Some(sha256), Some(name)) => Some(VersionModule {
+                            id: row.try_get(version)?,
+                            sha256,
+                            name,
+                            remote_url: row.try_get(remote)?,
+                        }),
+                        _ => None,
+                    },
+                )
+            };
         let claimed = Claimed {
             id: row.try_get(0)?,
             ladder: LadderId::new(row.try_get::<String, _>(1)?),
@@ -108,7 +112,7 @@ pub(super) async fn claim(
             seed: row.try_get(4)?,
             attempts: row.try_get(5)?,
             time: TimeControl::from_columns(row.try_get(6)?, row.try_get(7)?, row.try_get(8)?),
-            modules: [module(2, 9, 10)?, module(3, 11, 12)?],
+            modules: [module(2, 9, 10, 15)?, module(3, 11, 12, 16)?],
             claimed_at: Instant::now(),
             kind: row
                 .try_get::<String, _>(14)?

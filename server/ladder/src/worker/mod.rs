@@ -293,4 +293,6 @@ struct VersionModule {
     id: i64,
     sha256: String,
     name: String,
+    /// A remote bot's URL (its `sha256` is then the URL's).
+    remote_url: Option<String>,
 }

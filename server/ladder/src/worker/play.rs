@@ -5,8 +5,12 @@
 use super::{Claimed, Played, WorkerError};
 use crate::core::Core;
 use crate::events::Event;
-use arbiter_games::Variant;
-use arbiter_referee::{Cancellable, MatchSettings, Progress, WasmBot, play_match_observed};
+use crate::ladders::{self, Clock};
+use arbiter_referee::{
+    Cancellable, Entrant, EntrantInfo, Fault, GameSetup, MatchSettings, Player, Progress, SpawnError, WasmBot,
+    play_match_observed,
+};
+use arbiter_remote::RemoteBot;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -23,11 +27,8 @@ pub(super) fn play(core: &Core, claimed: &Claimed, cancel: &Arc<AtomicBool>) -> 
         id: claimed.id,
         ladder: claimed.ladder.to_string(),
     });
-    let variant: Variant = claimed
-        .ladder
-        .as_str()
-        .parse()
-        .map_err(|e| WorkerError::Unplayable(format!("ladder {}: {e}", claimed.ladder)))?;
+    let (variant, clock) = ladders::parse_any(claimed.ladder.as_str())
+        .map_err(|e| WorkerError::Unplayable(format!("ladder {}: {}", claimed.ladder, e.detail())))?;
     let [Some(a), Some(b)] = &claimed.modules else {
         return Err(WorkerError::Unplayable(format!(
             "version {} or {} does not exist",
@@ -43,11 +44,29 @@ pub(super) fn play(core: &Core, claimed: &Claimed, cancel: &Arc<AtomicBool>) -> 
     settings.fuel_per_ms = Some(time.fuel_per_ms);
 
     let (sandbox, blobs, events, match_id) = (&core.sandbox, &core.blobs, &core.events, claimed.id);
-    let mut bots = Vec::with_capacity(2);
+    let mut bots: Vec<Box<dyn Entrant>> = Vec::with_capacity(2);
     for version in [a, b] {
+        if let Some(url) = &version.remote_url {
+            if clock != Clock::Wall {
+                return Err(WorkerError::Unplayable(format!(
+                    "version {} is a remote bot and {} is a fuel-clock ladder",
+                    version.id, claimed.ladder
+                )));
+            }
+            // Resolved and checked again for every match: a name that now
+            // points inside the network loses its games, nothing connects.
+            bots.push(match RemoteBot::new(&version.name, url, core.remote_urls) {
+                Ok(bot) => Box::new(bot),
+                Err(e) => Box::new(Unreachable {
+                    name: version.name.clone(),
+                    why: format!("the bot URL was refused: {e}"),
+                }),
+            });
+            continue;
+        }
         // A module this worker has loaded before needs no blob read.
         if let Some(module) = sandbox.cached(&version.sha256) {
-            bots.push(WasmBot::new(sandbox.clone(), module, version.name.clone()));
+            bots.push(Box::new(WasmBot::new(sandbox.clone(), module, version.name.clone())));
             continue;
         }
         let wasm = blobs
@@ -67,9 +86,12 @@ pub(super) fn play(core: &Core, claimed: &Claimed, cancel: &Arc<AtomicBool>) -> 
                 WorkerError::Unplayable(message)
             }
         })?;
-        bots.push(WasmBot::new(sandbox.clone(), module, version.name.clone()));
+        bots.push(Box::new(WasmBot::new(sandbox.clone(), module, version.name.clone())));
     }
-    let entrants: Vec<Cancellable<'_>> = bots.iter().map(|bot| Cancellable::new(bot, cancel.clone())).collect();
+    let entrants: Vec<Cancellable<'_>> = bots
+        .iter()
+        .map(|bot| Cancellable::new(bot.as_ref(), cancel.clone()))
+        .collect();
     let _playing = events.play(match_id);
     let mut observe = |game: u8, progress: Progress<'_>| match progress {
         Progress::Turn(turn) => {
@@ -89,4 +111,26 @@ pub(super) fn play(core: &Core, claimed: &Claimed, cancel: &Arc<AtomicBool>) -> 
     let replay = crate::replays::prepare(blobs, &played.replay.to_json())
         .map_err(|e| WorkerError::Host(format!("cannot store the replay: {e}")))?;
     Ok(Played { played, replay })
+}
+
+/// A remote bot whose URL the policy refused at the start of the match: it
+/// loses every game, and nothing is connected to.
+struct Unreachable {
+    name: String,
+    why: String,
+}
+
+impl Entrant for Unreachable {
+    fn info(&self) -> EntrantInfo {
+        EntrantInfo {
+            name: self.name.clone(),
+            kind: "http".to_owned(),
+            sha256: None,
+            reproducible: false,
+        }
+    }
+
+    fn spawn(&self, _setup: &GameSetup) -> Result<Box<dyn Player>, SpawnError> {
+        Err(SpawnError::Bot(Fault::Crash(self.why.clone())))
+    }
 }

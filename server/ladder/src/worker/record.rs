@@ -174,7 +174,45 @@ async fn record(
     if rated && recorded {
         crate::ratings::fitted::note_rated_match();
     }
+    if recorded {
+        for participant in failed_remotes(claimed, &played.replay) {
+            let why = format!(
+                "paused: its URL failed every game of match {} ({}); post the URL again to resume",
+                claimed.id,
+                played.replay.games[0].detail.as_deref().unwrap_or("no answer")
+            );
+            tracing::info!(match_id = claimed.id, version = versions[participant], "{why}");
+            sqlx::query("UPDATE versions SET status = 'paused', reason = $2 WHERE id = $1 AND status = 'active'")
+                .bind(versions[participant])
+                .bind(why)
+                .execute(&mut *connection)
+                .await?;
+        }
+    }
     Ok(recorded)
+}
+
+/// The participants that are remote bots and lost every game of the match
+/// to a transport fault (`crash` or `timeout`): their URLs failed a whole
+/// match, so they are paused.
+fn failed_remotes(claimed: &Claimed, replay: &arbiter_referee::Replay) -> Vec<usize> {
+    (0..2)
+        .filter(|&participant| {
+            let remote = claimed.modules[participant]
+                .as_ref()
+                .is_some_and(|version| version.remote_url.is_some());
+            remote
+                && !replay.games.is_empty()
+                && replay.games.iter().all(|game| {
+                    let side = usize::from(game.sides[1] == participant as u8);
+                    game.faulted.map(|s| s.index()) == Some(side)
+                        && matches!(
+                            game.reason,
+                            arbiter_games::FinishReason::Crash | arbiter_games::FinishReason::Timeout
+                        )
+                })
+        })
+        .collect()
 }
 
 /// What [`record`] writes for one match.

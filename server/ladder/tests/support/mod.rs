@@ -101,6 +101,7 @@ impl Ladder {
                 name: Some(bot.to_owned()),
                 ladders: vec![ladder.to_owned()],
                 module: Some(house_wasm(house).to_vec()),
+                url: None,
             },
         )
         .await
