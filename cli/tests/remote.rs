@@ -164,25 +164,50 @@ async fn a_remote_bot_plays_its_own_ladder_and_never_a_fuel_clock_one() {
         let ann = server.signup("ann").await;
         let api = server.token_client(&server.token(&ann).await);
         let (status, body) = api
-            .post_multipart("/api/bots", url_form("pyremote", "tictactoe", &bot.url))
+            .post_multipart(
+                "/api/bots",
+                url_form("pyremote", "tictactoe,othello:std,othello:anti", &bot.url),
+            )
             .await;
         assert_eq!(status, StatusCode::ACCEPTED, "{body}");
         assert_eq!(body["version"]["status"], "active", "{body}");
         assert_eq!(
             body["version"]["ladders"],
-            serde_json::json!(["remote:tictactoe:standard"])
+            serde_json::json!(["remote:tictactoe:standard", "remote:othello:std", "remote:othello:anti"])
         );
         let version = body["version"]["id"].as_i64().expect("version id");
+        let db = server.db().await;
 
-        // It plays rated matches on its remote ladder against house bots.
+        // It plays rated matches on its remote ladders against house bots,
+        // in at most two matches at once over all of them.
         let board = "/api/ladders/remote:tictactoe:standard/leaderboard";
-        let found = wait_for(&api, board, Duration::from_secs(120), |b| {
-            b["entries"].as_array().is_some_and(|rows| {
+        let started = std::time::Instant::now();
+        let mut most_at_once = 0;
+        let found = loop {
+            let in_flight: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM matches WHERE status IN ('queued', 'running') AND (a_version = $1 OR b_version = $1)",
+            )
+            .bind(version)
+            .fetch_one(&db.pool)
+            .await
+            .expect("count");
+            assert!(in_flight <= 2, "{in_flight} matches at once");
+            most_at_once = most_at_once.max(in_flight);
+            let (_, found) = api.get(board).await;
+            let played = found["entries"].as_array().is_some_and(|rows| {
                 rows.iter()
                     .any(|r| r["bot"] == "pyremote" && r["matches"].as_i64().unwrap_or(0) >= 2)
-            })
-        })
-        .await;
+            });
+            if played {
+                break found;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(180),
+                "no two rated matches: {found}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert!(most_at_once >= 1, "it was seen playing");
         let row = found["entries"]
             .as_array()
             .and_then(|rows| rows.iter().find(|r| r["bot"] == "pyremote"))
@@ -203,7 +228,6 @@ async fn a_remote_bot_plays_its_own_ladder_and_never_a_fuel_clock_one() {
                 .any(|r| r["bot"] == "pyremote"),
             "{fuel}"
         );
-        let db = server.db().await;
         let mixed: i64 = sqlx::query_scalar(
             "SELECT COUNT(*) FROM matches WHERE ladder NOT LIKE 'remote:%' AND (a_version = $1 OR b_version = $1)",
         )
@@ -217,7 +241,12 @@ async fn a_remote_bot_plays_its_own_ladder_and_never_a_fuel_clock_one() {
             .fetch_all(&db.pool)
             .await
             .expect("ratings");
-        assert_eq!(ratings, ["remote:tictactoe:standard"]);
+        let mut ratings = ratings;
+        ratings.sort();
+        assert_eq!(
+            ratings,
+            ["remote:othello:anti", "remote:othello:std", "remote:tictactoe:standard"]
+        );
         // Remote matches are between the remote bot and a house bot only:
         // house bots never play each other there.
         let house_only: i64 = sqlx::query_scalar(

@@ -83,6 +83,10 @@ impl Default for SchedulerConfig {
     }
 }
 
+/// The most matches a remote bot is queued or playing in at once, over
+/// every remote ladder.
+pub const REMOTE_CONCURRENT_MATCHES: i64 = 2;
+
 /// A version that could play on a ladder, as [`pick_pairs`] sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
@@ -372,6 +376,25 @@ pub async fn candidates(conn: &mut sqlx::AnyConnection, ladder: &str) -> Result<
         for column in 0..2 {
             if let Some(&i) = index.get(&row.try_get::<i64, _>(column)?) {
                 candidates[i].busy = true;
+            }
+        }
+    }
+    if remote_ladder {
+        // A remote bot is in at most REMOTE_CONCURRENT_MATCHES matches at
+        // once over all remote ladders: that caps its concurrent requests
+        // (a referee has one request out per match).
+        let loaded = sqlx::query(
+            "SELECT v.bot_id, COUNT(*) FROM matches m JOIN versions v ON v.id = m.a_version OR v.id = m.b_version \
+             WHERE m.status IN ('queued', 'running') AND v.remote_url IS NOT NULL GROUP BY v.bot_id",
+        )
+        .fetch_all(&mut *conn)
+        .await?;
+        for row in loaded {
+            let (bot_id, count): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
+            if count >= REMOTE_CONCURRENT_MATCHES {
+                for candidate in candidates.iter_mut().filter(|c| c.bot_id == bot_id) {
+                    candidate.busy = true;
+                }
             }
         }
     }
