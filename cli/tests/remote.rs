@@ -64,14 +64,17 @@ async fn urls_inside_the_network_are_refused_without_a_connection() {
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     // The site's form, without JavaScript: refused with the reason, then a
     // public URL registered (nothing connects to it: no worker runs here).
+    // Another user: every registration, refused or not, counts against the
+    // upload rate limit (so resolving names is bounded per user).
+    let bea = server.signup("bea").await;
     let site_form = |url: &str| {
         reqwest::multipart::Form::new()
-            .text("csrf", ann.csrf.clone().expect("a CSRF token"))
+            .text("csrf", bea.csrf.clone().expect("a CSRF token"))
             .text("name", "siteremote")
             .text("ladders", "othello:std")
             .text("url", url.to_owned())
     };
-    let refused = ann
+    let refused = bea
         .raw(support::Method::POST, "/upload")
         .multipart(site_form(&format!("http://127.0.0.1:{port}/")))
         .send()
@@ -80,7 +83,7 @@ async fn urls_inside_the_network_are_refused_without_a_connection() {
     assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
     let page = refused.text().await.expect("a page");
     assert!(page.contains("loopback"), "{page}");
-    let accepted = ann
+    let accepted = bea
         .raw(support::Method::POST, "/upload")
         .multipart(site_form("https://93.184.215.14/bot"))
         .send()

@@ -13,6 +13,9 @@ use crate::{ladders, versions};
 /// Uploads per user per minute.
 pub const UPLOADS_PER_MINUTE: i64 = 10;
 
+/// How long registering a remote bot waits for its host to resolve.
+pub const RESOLVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Checks a bot name: 3–32 letters, digits, `_` or `-`.
 pub fn valid_bot_name(name: &str) -> Result<(), Error> {
     let ok = (3..=32).contains(&name.len())
@@ -176,14 +179,22 @@ async fn upload_remote(core: &Core, user_id: i64, name: String, ladders: &[Strin
     }
     let url =
         arbiter_remote::BotUrl::parse(url).map_err(|e| Error::Invalid(format!("the bot URL was refused: {e}")))?;
+    rate_limit(&core.db, &format!("upload:{}", user_id), UPLOADS_PER_MINUTE, 60_000).await?;
     let policy = core.remote_urls;
     let checked = url.clone();
-    // Resolving may wait on DNS: off the async threads.
-    tokio::task::spawn_blocking(move || policy.resolve(&checked))
+    // Resolving may wait on DNS: off the async threads, and not for long.
+    let resolving = tokio::task::spawn_blocking(move || policy.resolve(&checked));
+    tokio::time::timeout(RESOLVE_TIMEOUT, resolving)
         .await
+        .map_err(|_| {
+            Error::Invalid(format!(
+                "the bot URL was refused: {} did not resolve within {} s",
+                url.host_text(),
+                RESOLVE_TIMEOUT.as_secs()
+            ))
+        })?
         .map_err(|e| Error::Internal(e.to_string()))?
         .map_err(|e| Error::Invalid(format!("the bot URL was refused: {e}")))?;
-    rate_limit(&core.db, &format!("upload:{}", user_id), UPLOADS_PER_MINUTE, 60_000).await?;
     let text = url.to_string();
     let sha256 = sha256_hex(text.as_bytes());
     let mut tx = core.db.begin_write().await?;
