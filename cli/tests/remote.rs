@@ -325,5 +325,21 @@ async fn a_remote_bot_plays_its_own_ladder_and_never_a_fuel_clock_one() {
             "the home page shows the remote boards"
         );
         assert!(html.contains("/ladders/remote:tictactoe:standard"));
+
+        // Stopped, its remote ratings recompute from the log like the
+        // others, with no difference.
+        let mut server = server;
+        server.signal("TERM");
+        assert_eq!(server.exit_code(Duration::from_secs(60)).await, Some(0));
+        let differences = arbiter_ladder::ratings::recompute(&db, arbiter_ladder::ratings::RatingSystem::Glicko2)
+            .await
+            .expect("recompute");
+        assert!(differences.is_empty(), "{differences:?}");
+        let remote_rated: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM matches WHERE rated = 1 AND ladder LIKE 'remote:%'")
+                .fetch_one(&db.pool)
+                .await
+                .expect("count");
+        assert!(remote_rated >= 2, "{remote_rated} rated remote matches in the log");
     }
 }
