@@ -326,6 +326,38 @@ async fn a_remote_bot_plays_its_own_ladder_and_never_a_fuel_clock_one() {
         );
         assert!(html.contains("/ladders/remote:tictactoe:standard"));
 
+        // Automatic matching off: once its matches end, it gets no more.
+        let (status, body) = api
+            .send_json(
+                support::Method::PUT,
+                "/api/bots/pyremote/profile",
+                &serde_json::json!({"auto_match": false}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let count = |sql: &'static str| {
+            let db = &db;
+            async move {
+                sqlx::query_scalar::<_, i64>(sql)
+                    .bind(version)
+                    .fetch_one(&db.pool)
+                    .await
+                    .expect(sql)
+            }
+        };
+        let in_flight = "SELECT COUNT(*) FROM matches WHERE status IN ('queued', 'running') \
+                         AND (a_version = $1 OR b_version = $1)";
+        let all = "SELECT COUNT(*) FROM matches WHERE a_version = $1 OR b_version = $1";
+        let started = std::time::Instant::now();
+        while count(in_flight).await > 0 {
+            assert!(started.elapsed() < Duration::from_secs(120), "its matches end");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let before = count(all).await;
+        // Eight scheduler ticks.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert_eq!(count(all).await, before, "no match was queued for it");
+
         // Stopped, its remote ratings recompute from the log like the
         // others, with no difference.
         let mut server = server;

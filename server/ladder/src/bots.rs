@@ -77,13 +77,28 @@ pub struct Bot {
     pub retired: bool,
     /// When it was created, Unix ms.
     pub created_ms: i64,
+    /// Its bio, plain text (escape it where shown); empty when none.
+    pub bio: String,
+    /// Where its photo is served (a square PNG), if it has one.
+    pub photo: Option<String>,
+    /// Whether the scheduler pairs it automatically (its owner may pause
+    /// it).
+    pub auto_match: bool,
+    /// How many matches it plays at once at most (remote bots).
+    pub concurrent_matches: i64,
+}
+
+/// Where the photo with blob key `sha256` of the bot `name` is served: the
+/// digest in the query makes a new photo a new address (cached forever).
+pub fn photo_path(name: &str, sha256: &str) -> String {
+    format!("/bots/{name}/photo.png?v={}", sha256.get(..12).unwrap_or(sha256))
 }
 
 /// The bot called `name` (case-insensitively), if there is one.
 pub async fn by_name(db: &Db, name: &str) -> Result<Option<Bot>> {
     let row = sqlx::query(
-        "SELECT b.id, b.name, u.name, b.owner_id, b.retired, b.created_ms FROM bots b JOIN users u ON u.id = b.owner_id \
-         WHERE b.name_key = $1",
+        "SELECT b.id, b.name, u.name, b.owner_id, b.retired, b.created_ms, b.bio, b.photo_sha256, b.auto_match, \
+         b.concurrent_matches FROM bots b JOIN users u ON u.id = b.owner_id WHERE b.name_key = $1",
     )
     .bind(name.to_lowercase())
     .fetch_optional(&db.pool)
@@ -96,6 +111,12 @@ pub async fn by_name(db: &Db, name: &str) -> Result<Option<Bot>> {
             owner_id: UserId(row.try_get(3)?),
             retired: row.try_get::<i64, _>(4)? != 0,
             created_ms: row.try_get(5)?,
+            bio: row.try_get(6)?,
+            photo: row
+                .try_get::<Option<String>, _>(7)?
+                .map(|sha256| photo_path(&row.try_get::<String, _>(1).unwrap_or_default(), &sha256)),
+            auto_match: row.try_get::<i64, _>(8)? != 0,
+            concurrent_matches: row.try_get(9)?,
         })
     })
     .transpose()

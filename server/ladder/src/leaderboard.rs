@@ -183,6 +183,8 @@ pub struct LeaderboardRow {
     pub fitted: Option<f64>,
     /// Half the width of the fitted rating's 95% interval (`null` with it).
     pub fitted_interval: Option<f64>,
+    /// Where the bot's photo (a square PNG) is served, if it has one.
+    pub photo: Option<String>,
 }
 
 /// `limit` rows of `ladder`'s leaderboard (active versions only) after
@@ -194,7 +196,8 @@ pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) ->
         Sort::Conservative => "r.rating - 2 * r.deviation DESC, r.version_id",
     };
     let sql = format!(
-        "SELECT r.version_id, b.name, u.name, v.number, r.rating, r.deviation, r.wins, r.draws, r.losses, r.last_played_ms \
+        "SELECT r.version_id, b.name, u.name, v.number, r.rating, r.deviation, r.wins, r.draws, r.losses, r.last_played_ms, \
+         b.photo_sha256 \
          FROM ratings r \
          JOIN versions v ON v.id = r.version_id \
          JOIN bots b ON b.id = v.bot_id \
@@ -218,10 +221,15 @@ pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) ->
         let (wins, draws, losses): (i64, i64, i64) = (row.try_get(6)?, row.try_get(7)?, row.try_get(8)?);
         let version_id = VersionId(row.try_get(0)?);
         let fitted = fit.get(version_id);
+        let bot: String = row.try_get(1)?;
+        let photo = row
+            .try_get::<Option<String>, _>(10)?
+            .map(|sha256| crate::bots::photo_path(&bot, &sha256));
         out.push(LeaderboardRow {
             rank,
             version_id,
-            bot: row.try_get(1)?,
+            photo,
+            bot,
             owner: row.try_get(2)?,
             version: row.try_get(3)?,
             rating,
@@ -322,6 +330,7 @@ mod tests {
             last_played_ms: None,
             fitted: Some(1520.5),
             fitted_interval: Some(40.0),
+            photo: Some("/bots/ann/photo.png?v=0123456789ab".into()),
         };
         let value = serde_json::to_value(&row).ok();
         assert_eq!(
@@ -332,6 +341,7 @@ mod tests {
                 "conservative": 1300.0, "provisional": false, "wins": 1, "draws": 2,
                 "losses": 3, "matches": 6, "last_played_ms": null,
                 "fitted": 1520.5, "fitted_interval": 40.0,
+                "photo": "/bots/ann/photo.png?v=0123456789ab",
             }))
         );
     }

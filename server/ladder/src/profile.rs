@@ -10,9 +10,14 @@
 //! profiles and anything else the upload carried are gone.
 
 use std::io::Cursor;
+use std::time::Duration;
 
 use image::imageops::FilterType;
 use image::{ImageFormat, ImageReader, Limits};
+
+use crate::bots::{self, Bot};
+use crate::core::Core;
+use crate::error::{Error, Result};
 
 /// The largest photo upload, in bytes.
 pub const MAX_PHOTO_BYTES: usize = 512 * 1024;
@@ -112,6 +117,129 @@ impl Photo {
             .map_err(|err| ProfileError::Undecodable(err.to_string()))?;
         Ok(Photo { png, side })
     }
+}
+
+/// The most matches a bot may ask to play at once.
+pub const MAX_CONCURRENT_MATCHES: i64 = 8;
+
+/// How long decoding and re-encoding a photo may take before it is refused.
+pub const PHOTO_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What an owner changes in a profile; `None` leaves a setting as it is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProfileChange {
+    /// A new bio (empty removes it).
+    pub bio: Option<String>,
+    /// Automatic matching on or off.
+    pub auto_match: Option<bool>,
+    /// Matches at once, 1 to [`MAX_CONCURRENT_MATCHES`].
+    pub concurrent_matches: Option<i64>,
+}
+
+/// `user_id`'s bot `name`: 404 when there is none, 403 when it is someone
+/// else's.
+async fn own_bot(core: &Core, user_id: i64, name: &str) -> Result<Bot> {
+    let bot = bots::by_name(&core.db, name)
+        .await?
+        .ok_or_else(|| Error::not_found(format!("bot {name:?}")))?;
+    if bot.owner_id.0 != user_id {
+        return Err(Error::Forbidden(format!(
+            "the bot {} belongs to someone else: only its owner changes its profile",
+            bot.name
+        )));
+    }
+    Ok(bot)
+}
+
+/// Changes the profile of `user_id`'s bot `name` and returns the bot as it
+/// is now. 400 for a bio or a number out of bounds (nothing changed).
+pub async fn update(core: &Core, user_id: i64, name: &str, change: ProfileChange) -> Result<Bot> {
+    let bot = own_bot(core, user_id, name).await?;
+    let bio = change
+        .bio
+        .as_deref()
+        .map(check_bio)
+        .transpose()
+        .map_err(|e| Error::Invalid(e.to_string()))?;
+    if let Some(n) = change.concurrent_matches
+        && !(1..=MAX_CONCURRENT_MATCHES).contains(&n)
+    {
+        return Err(Error::Invalid(format!(
+            "concurrent_matches must be 1 to {MAX_CONCURRENT_MATCHES}, not {n}"
+        )));
+    }
+    sqlx::query(
+        "UPDATE bots SET bio = COALESCE($2, bio), auto_match = COALESCE($3, auto_match), \
+         concurrent_matches = COALESCE($4, concurrent_matches) WHERE id = $1",
+    )
+    .bind(bot.id.0)
+    .bind(bio)
+    .bind(change.auto_match.map(i64::from))
+    .bind(change.concurrent_matches)
+    .execute(&core.db.pool)
+    .await?;
+    reread(core, &bot.name).await
+}
+
+/// Makes `bytes` the photo of `user_id`'s bot `name` (re-encoded as a
+/// square PNG thumbnail, see [`Photo::from_upload`]). 400 with the reason
+/// for anything that is not an acceptable image, or that takes longer than
+/// [`PHOTO_TIMEOUT`] to decode; nothing is stored then.
+pub async fn set_photo(core: &Core, user_id: i64, name: &str, bytes: Vec<u8>) -> Result<Bot> {
+    let bot = own_bot(core, user_id, name).await?;
+    let decoding = tokio::task::spawn_blocking(move || Photo::from_upload(&bytes));
+    let photo = tokio::time::timeout(PHOTO_TIMEOUT, decoding)
+        .await
+        .map_err(|_| {
+            Error::Invalid(format!(
+                "the photo took longer than {} s to decode",
+                PHOTO_TIMEOUT.as_secs()
+            ))
+        })?
+        .map_err(|e| Error::Internal(e.to_string()))?
+        .map_err(|e| Error::Invalid(e.to_string()))?;
+    let key = core
+        .blobs
+        .run(move |blobs| blobs.put(&photo.png))
+        .await
+        .map_err(|e| Error::Unavailable(format!("cannot store the photo: {e}")))?;
+    sqlx::query("UPDATE bots SET photo_sha256 = $2 WHERE id = $1")
+        .bind(bot.id.0)
+        .bind(key)
+        .execute(&core.db.pool)
+        .await?;
+    reread(core, &bot.name).await
+}
+
+/// Removes the photo of `user_id`'s bot `name`.
+pub async fn remove_photo(core: &Core, user_id: i64, name: &str) -> Result<Bot> {
+    let bot = own_bot(core, user_id, name).await?;
+    sqlx::query("UPDATE bots SET photo_sha256 = NULL WHERE id = $1")
+        .bind(bot.id.0)
+        .execute(&core.db.pool)
+        .await?;
+    reread(core, &bot.name).await
+}
+
+/// The PNG of bot `name`'s photo, if it has one.
+pub async fn photo_png(core: &Core, name: &str) -> Result<Option<Vec<u8>>> {
+    let key: Option<Option<String>> = sqlx::query_scalar("SELECT photo_sha256 FROM bots WHERE name_key = $1")
+        .bind(name.to_lowercase())
+        .fetch_optional(&core.db.pool)
+        .await?;
+    let Some(key) = key.flatten() else {
+        return Ok(None);
+    };
+    core.blobs
+        .run(move |blobs| blobs.get(&key))
+        .await
+        .map_err(|e| Error::Unavailable(format!("cannot read the photo: {e}")))
+}
+
+async fn reread(core: &Core, name: &str) -> Result<Bot> {
+    bots::by_name(&core.db, name)
+        .await?
+        .ok_or_else(|| Error::not_found(format!("bot {name:?}")))
 }
 
 /// Checks a bio: at most [`MAX_BIO_CHARS`] characters of plain text

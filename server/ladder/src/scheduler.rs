@@ -83,10 +83,6 @@ impl Default for SchedulerConfig {
     }
 }
 
-/// The most matches a remote bot is queued or playing in at once, over
-/// every remote ladder.
-pub const REMOTE_CONCURRENT_MATCHES: i64 = 2;
-
 /// A version that could play on a ladder, as [`pick_pairs`] sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
@@ -341,7 +337,7 @@ pub async fn candidates(conn: &mut sqlx::AnyConnection, ladder: &str) -> Result<
          v.remote_url IS NOT NULL \
          FROM version_ladders vl JOIN versions v ON v.id = vl.version_id JOIN bots b ON b.id = v.bot_id \
          LEFT JOIN ratings r ON r.version_id = v.id AND r.ladder = vl.ladder \
-         WHERE vl.ladder = $1 AND v.status = 'active' AND b.retired = 0 ORDER BY v.id",
+         WHERE vl.ladder = $1 AND v.status = 'active' AND b.retired = 0 AND b.auto_match = 1 ORDER BY v.id",
     )
     .bind(ladder)
     .fetch_all(&mut *conn)
@@ -380,18 +376,19 @@ pub async fn candidates(conn: &mut sqlx::AnyConnection, ladder: &str) -> Result<
         }
     }
     if remote_ladder {
-        // A remote bot is in at most REMOTE_CONCURRENT_MATCHES matches at
-        // once over all remote ladders: that caps its concurrent requests
-        // (a referee has one request out per match).
+        // A remote bot is in at most its profile's `concurrent_matches`
+        // (default 2) matches at once over all remote ladders: that caps
+        // its concurrent requests (a referee has one request out per match).
         let loaded = sqlx::query(
-            "SELECT v.bot_id, COUNT(*) FROM matches m JOIN versions v ON v.id = m.a_version OR v.id = m.b_version \
+            "SELECT v.bot_id, COUNT(*), MAX(b.concurrent_matches) FROM matches m \
+             JOIN versions v ON v.id = m.a_version OR v.id = m.b_version JOIN bots b ON b.id = v.bot_id \
              WHERE m.status IN ('queued', 'running') AND v.remote_url IS NOT NULL GROUP BY v.bot_id",
         )
         .fetch_all(&mut *conn)
         .await?;
         for row in loaded {
-            let (bot_id, count): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
-            if count >= REMOTE_CONCURRENT_MATCHES {
+            let (bot_id, count, limit): (i64, i64, i64) = (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
+            if count >= limit {
                 for candidate in candidates.iter_mut().filter(|c| c.bot_id == bot_id) {
                     candidate.busy = true;
                 }

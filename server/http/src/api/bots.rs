@@ -3,7 +3,7 @@
 
 use crate::api::{ErrorResponse, True};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::OptionalJsonBody;
+use crate::extract::{JsonBody, OptionalJsonBody};
 use crate::extract::{MaybeCaller, sent_csrf};
 use crate::server::AppState;
 use crate::upload_form::{read_upload, upload_too_large};
@@ -28,6 +28,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list, upload))
         .routes(routes!(detail))
         .routes(routes!(retire))
+        .routes(routes!(update_profile))
+        .routes(routes!(put_photo, delete_photo))
         .routes(routes!(version))
 }
 
@@ -265,4 +267,103 @@ async fn retire(
         ok: True,
         retired_versions: retired,
     }))
+}
+
+/// `PUT /api/bots/{name}/profile`: what the owner may change; a field left
+/// out keeps its value.
+#[derive(Debug, Default, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileBody {
+    /// Plain text, at most 500 characters (escaped wherever shown); `""`
+    /// removes it.
+    pub bio: Option<String>,
+    /// Whether the scheduler pairs the bot automatically.
+    pub auto_match: Option<bool>,
+    /// How many matches a remote bot plays at once, 1 to 8 (default 2).
+    #[schema(minimum = 1, maximum = 8)]
+    pub concurrent_matches: Option<i64>,
+    /// The session's CSRF token (not needed with an API token).
+    pub csrf: Option<String>,
+}
+
+/// A bot after a profile change.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProfileAnswer {
+    /// `true`.
+    pub ok: True,
+    /// The bot, with its profile.
+    pub bot: Bot,
+}
+
+/// `PUT /api/bots/{name}/profile`: the owner changes the bot's bio,
+/// automatic matching or concurrent matches (never a bot's own token).
+#[utoipa::path(put, path = "/bots/{name}/profile", tag = "bots",
+    summary = "Change the profile of a bot of yours: bio, automatic matching, concurrent matches",
+    security(("bearer" = []), ("session" = [])),
+    params(("name" = String, Path, description = "bot name")),
+    request_body(content = ProfileBody),
+    responses(
+        (status = 200, description = "changed", body = ProfileAnswer),
+        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+    ))]
+async fn update_profile(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    caller: Caller,
+    headers: axum::http::HeaderMap,
+    JsonBody(body): JsonBody<ProfileBody>,
+) -> ApiResult<Json<ProfileAnswer>> {
+    caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
+    let change = arbiter_ladder::profile::ProfileChange {
+        bio: body.bio,
+        auto_match: body.auto_match,
+        concurrent_matches: body.concurrent_matches,
+    };
+    let bot = arbiter_ladder::profile::update(&state.core, caller.user_id, &name, change).await?;
+    Ok(Json(ProfileAnswer { ok: True, bot }))
+}
+
+/// `PUT /api/bots/{name}/photo`: the body is a PNG, JPEG or WebP of at
+/// most 512 KiB and 4096 × 4096 pixels; it is stored re-encoded as a square
+/// PNG thumbnail, without any of the upload's metadata.
+#[utoipa::path(put, path = "/bots/{name}/photo", tag = "bots",
+    summary = "Set the photo of a bot of yours (PNG, JPEG or WebP ≤ 512 KiB; re-encoded, metadata dropped)",
+    security(("bearer" = []), ("session" = [])),
+    params(("name" = String, Path, description = "bot name")),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "the image file"),
+    responses(
+        (status = 200, description = "stored", body = ProfileAnswer),
+        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+        (status = 413, response = ErrorResponse),
+    ))]
+async fn put_photo(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    caller: Caller,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<ProfileAnswer>> {
+    caller.check_csrf(sent_csrf(&headers, None))?;
+    let bot = arbiter_ladder::profile::set_photo(&state.core, caller.user_id, &name, body.to_vec()).await?;
+    Ok(Json(ProfileAnswer { ok: True, bot }))
+}
+
+/// `DELETE /api/bots/{name}/photo`: the owner removes the photo.
+#[utoipa::path(delete, path = "/bots/{name}/photo", tag = "bots",
+    summary = "Remove the photo of a bot of yours",
+    security(("bearer" = []), ("session" = [])),
+    params(("name" = String, Path, description = "bot name")),
+    responses(
+        (status = 200, description = "removed", body = ProfileAnswer),
+        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+    ))]
+async fn delete_photo(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    caller: Caller,
+    headers: axum::http::HeaderMap,
+) -> ApiResult<Json<ProfileAnswer>> {
+    caller.check_csrf(sent_csrf(&headers, None))?;
+    let bot = arbiter_ladder::profile::remove_photo(&state.core, caller.user_id, &name).await?;
+    Ok(Json(ProfileAnswer { ok: True, bot }))
 }

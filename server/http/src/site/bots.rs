@@ -10,6 +10,7 @@ use arbiter_ladder::ratings::fitted::{LadderFit, ladder_fit};
 use arbiter_ladder::ratings::{RatingSystem, matches_to_establish};
 use askama::Template;
 use axum::extract::{Path, State};
+use axum::response::IntoResponse;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -119,6 +120,11 @@ struct BotPage {
     matches: Vec<MatchRow>,
     head_to_head: Vec<HeadToHead>,
     conclusive_matches: i64,
+    /// The profile: plain text, escaped by the template.
+    bio: String,
+    photo: Option<String>,
+    auto_match: bool,
+    concurrent_matches: i64,
 }
 
 /// Matches a bot page reads for its chart and head-to-head table: the
@@ -200,6 +206,10 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         owner: bot.owner,
         mine,
         retired: bot.retired,
+        bio: bot.bio,
+        photo: bot.photo,
+        auto_match: bot.auto_match,
+        concurrent_matches: bot.concurrent_matches,
         created: When::at(bot.created_ms),
         versions,
         chart: Chart::new(&series),
@@ -207,4 +217,27 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         head_to_head,
         conclusive_matches: CONCLUSIVE_MATCHES,
     }))
+}
+
+/// `GET /bots/{name}/photo.png`: the bot's photo, a PNG the server made
+/// itself (served as `image/png`, `nosniff`, cached: a new photo has a new
+/// address).
+pub async fn photo(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<axum::response::Response, SiteError> {
+    let png = arbiter_ladder::profile::photo_png(&state.core, &name)
+        .await?
+        .ok_or_else(|| SiteError::not_found(format!("a photo of bot {name:?}")))?;
+    Ok((
+        [
+            (
+                axum::http::header::CONTENT_TYPE,
+                arbiter_ladder::profile::PHOTO_CONTENT_TYPE,
+            ),
+            (axum::http::header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
+        ],
+        png,
+    )
+        .into_response())
 }

@@ -34,7 +34,7 @@ use arbiter_ladder::challenges::{self, ChallengeRequest};
 use arbiter_ladder::tournaments::{self, TournamentRequest};
 use arbiter_ladder::uploads;
 use axum::extract::rejection::FormRejection;
-use axum::extract::{FromRequest, FromRequestParts, Multipart, Request, State};
+use axum::extract::{FromRequest, FromRequestParts, Multipart, Path, Request, State};
 use axum::http::header::{CACHE_CONTROL, SET_COOKIE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -504,4 +504,71 @@ pub async fn tournament(
         .await
         .map_err(|e| SiteError::from(e).back_to(back))?;
     Ok(see_other(&format!("/tournaments/{}", created.id)))
+}
+
+/// `POST /bots/{name}/profile` (multipart: `bio`, `photo`, `auto_match`,
+/// `concurrent_matches`, `csrf`): the owner's profile form, without
+/// JavaScript too. 303 back to the bot's page; a refusal (a photo that is
+/// not an acceptable image, a bio too long) is an error page that says why
+/// and leads back, with nothing changed.
+pub async fn profile(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    viewer: Viewer,
+    mut form: Multipart,
+) -> FormResult {
+    let back = format!("/bots/{name}");
+    let bad =
+        |message: String| SiteError::from(ApiError(arbiter_ladder::error::Error::Invalid(message))).back_to(&back);
+    let mut csrf = None;
+    let mut change = arbiter_ladder::profile::ProfileChange {
+        auto_match: Some(false),
+        ..Default::default()
+    };
+    let mut photo: Option<Vec<u8>> = None;
+    while let Some(field) = form
+        .next_field()
+        .await
+        .map_err(|e| bad(format!("malformed form: {}", e.body_text())))?
+    {
+        let field_name = field.name().unwrap_or("").to_owned();
+        if field_name == "photo" {
+            let bytes = field
+                .bytes()
+                .await
+                .map_err(|e| bad(format!("malformed form: {}", e.body_text())))?;
+            // No file chosen: an empty part.
+            if !bytes.is_empty() {
+                photo = Some(bytes.to_vec());
+            }
+            continue;
+        }
+        let text = field
+            .text()
+            .await
+            .map_err(|e| bad(format!("malformed form: {}", e.body_text())))?;
+        match field_name.as_str() {
+            "csrf" => csrf = Some(text),
+            "bio" => change.bio = Some(text),
+            "auto_match" => change.auto_match = Some(true),
+            "concurrent_matches" => {
+                let n = text
+                    .trim()
+                    .parse::<i64>()
+                    .map_err(|_| bad(format!("matches at once must be a whole number, not {text:?}")))?;
+                change.concurrent_matches = Some(n);
+            }
+            other => return Err(bad(format!("unexpected form field {other:?}")).into()),
+        }
+    }
+    let caller = session_caller(&viewer, csrf.as_deref(), &back)?;
+    if let Some(photo) = photo {
+        arbiter_ladder::profile::set_photo(&state.core, caller.user_id, &name, photo)
+            .await
+            .map_err(|e| SiteError::from(crate::error::ApiError(e)).back_to(&back))?;
+    }
+    let bot = arbiter_ladder::profile::update(&state.core, caller.user_id, &name, change)
+        .await
+        .map_err(|e| SiteError::from(crate::error::ApiError(e)).back_to(&back))?;
+    Ok(see_other(&format!("/bots/{}", bot.name)))
 }

@@ -69,6 +69,8 @@ pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
 pub struct BoardRow {
     rank: i64,
     bot: String,
+    /// The bot's photo, shown as a thumbnail.
+    photo: Option<String>,
     owner: String,
     version: i64,
     rating: String,
@@ -114,6 +116,7 @@ impl BoardRow {
         BoardRow {
             rank: row.rank,
             bot: row.bot.clone(),
+            photo: row.photo.clone(),
             owner: row.owner.clone(),
             version: row.version,
             rating: view::whole(row.rating),

@@ -72,6 +72,13 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
         .route("/", get(home::home))
         .route("/ladders/{ladder}", get(home::ladder))
         .route("/bots/{name}", get(bots::bot))
+        .route("/bots/{name}/photo.png", get(bots::photo))
+        .route(
+            "/bots/{name}/profile",
+            post(forms::profile).layer(axum::extract::DefaultBodyLimit::max(
+                arbiter_ladder::profile::MAX_PHOTO_BYTES + 64 * 1024,
+            )),
+        )
         .route("/matches/{id}", get(matches::page))
         .route(
             "/upload",
