@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { HOUSE_WASM, launchBrowser, requireBuilt, screenshot, startServer, until } from './support.mjs';
+import { HOUSE_WASM, editProfile, launchBrowser, requireBuilt, screenshot, startServer, until } from './support.mjs';
 
 const suffix = crypto.randomBytes(3).toString('hex');
 const user = `nojs_${suffix}`;
@@ -111,6 +111,11 @@ test('an upload without JavaScript lands on the bot page and is checked', async 
     await page.reload();
     return (await page.locator('.status-active').count()) > 0;
   }, { timeout: 180_000, every: 1000 });
+});
+
+test('the owner edits the bot\'s profile without JavaScript', async () => {
+  await editProfile(page, context.request, botName, 'Greedy, <b>not</b> clever & proud of it');
+  await screenshot(page, 'profile-nojs');
 });
 
 test('a refused upload without JavaScript shows the form again, filled in, with the message', async () => {

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import {
-  HOUSE_WASM, SCREENSHOTS, launchBrowser, requireBuilt, screenshot, silentBotWasm, startServer, until, watchErrors,
+  HOUSE_WASM, SCREENSHOTS, editProfile, launchBrowser, requireBuilt, screenshot, silentBotWasm, startServer, until, watchErrors,
 } from './support.mjs';
 
 const XSS = '<script>alert(1)</script><img src=x onerror=alert(2)>';
@@ -157,6 +157,14 @@ test('the bot plays and its page shows versions, matches and head-to-head', asyn
   assert.ok(await page.locator('.h2h tbody tr').count() >= 1);
   assert.match(await page.locator('.h2h').innerText(), /not conclusive/);
   await screenshot(page, 'bot');
+});
+
+test('the owner edits the bot\'s profile, and its photo shows on the leaderboard', async () => {
+  await editProfile(page, context.request, botName, 'Counts discs. <i>Loves</i> corners.');
+  await page.goto('/ladders/othello:std');
+  const row = page.locator('tr', { has: page.locator(`a[href="/bots/${botName}"]`) });
+  await row.locator('img.thumb').waitFor();
+  await screenshot(page, 'profile');
 });
 
 test('a match page replays both legs to the recorded final positions', async () => {

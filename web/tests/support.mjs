@@ -5,6 +5,7 @@
 // Assumes `cargo build -p arbiter` has run (it builds
 // target/debug/arbiter and the house bots in target/house-bots). Override the
 // binary with ARBITER_BIN and the browser with CHROMIUM.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -263,4 +264,31 @@ export async function tabStops(page, { limit = 300 } = {}) {
   }
   await page.evaluate(() => document.getElementById('tab-start')?.remove());
   return stops;
+}
+
+// Edits the profile of `bot` (the signed-in user's) on its page through the
+// form, with a photo taken as a screenshot of `page`, and checks what the
+// page shows after: the bio as text (escaped), the photo served as a PNG.
+// The form is a plain one, so this works with JavaScript on or off.
+export async function editProfile(page, request, bot, bio) {
+  const photo = await page.screenshot({ clip: { x: 0, y: 0, width: 160, height: 120 } });
+  await page.goto(`/bots/${bot}`);
+  await page.locator('#profile-edit summary').click();
+  await page.getByLabel(/^Bio/).fill(bio);
+  await page.getByLabel(/^Photo/).setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: photo });
+  await page.getByLabel(/Automatic matching/).check();
+  await page.getByRole('button', { name: 'Save the profile' }).click();
+  await page.waitForURL(`**/bots/${bot}`);
+  assert.equal(await page.locator('#bot-bio').innerText(), bio, 'the bio shows as written, as text');
+  assert.equal(await page.locator('#bot-bio *').count(), 0, 'markup in the bio is not markup');
+  const src = await page.locator('#bot-photo').getAttribute('src');
+  assert.match(src, /^\/bots\/.+\/photo\.png\?v=[0-9a-f]{12}$/);
+  const served = await request.get(src);
+  assert.equal(served.status(), 200);
+  assert.equal(served.headers()['content-type'], 'image/png');
+  assert.equal(served.headers()['x-content-type-options'], 'nosniff');
+  // A square thumbnail of the screenshot's 120-pixel side.
+  const png = await served.body();
+  assert.equal(png.readUInt32BE(16), 120);
+  assert.equal(png.readUInt32BE(20), 120);
 }
