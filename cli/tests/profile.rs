@@ -6,6 +6,8 @@ mod support;
 
 use std::io::Cursor;
 
+use serde_json::json;
+
 use image::{ImageFormat, Rgb, RgbImage};
 use support::{Method, StatusCode, TestServer};
 
@@ -214,4 +216,91 @@ async fn photos_bios_and_settings_are_the_owners_and_come_back_clean() {
     assert_eq!(after["bot"]["photo"], bot["bot"]["photo"]);
     assert_eq!(after["bot"]["bio"], "");
     assert_eq!(after["bot"]["auto_match"], false, "an unticked box turns it off");
+}
+
+#[tokio::test]
+async fn supported_games_are_never_empty_never_unchecked_and_never_changed_mid_match() {
+    let server = TestServer::start().await;
+    let ann = server.signup("ann").await;
+    let api = server.token_client(&server.token(&ann).await);
+    let profile = |name: &'static str, body: serde_json::Value| {
+        let api = &api;
+        async move {
+            api.send_json(Method::PUT, &format!("/api/bots/{name}/profile"), &body)
+                .await
+        }
+    };
+
+    // A remote bot may take any game: on its remote ladder.
+    let form = reqwest::multipart::Form::new()
+        .text("name", "faraway")
+        .text("ladders", "tictactoe")
+        .text("url", "https://93.184.215.14/bot");
+    let (status, body) = api.post_multipart("/api/bots", form).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let (status, body) = profile("faraway", json!({"supported_games": ["othello", "tictactoe"]})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body["bot"]["supported_games"],
+        json!(["remote:othello:std", "remote:tictactoe:standard"])
+    );
+    let (status, body) = profile("faraway", json!({"supported_games": []})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["error"].as_str().unwrap_or_default().contains("cannot be empty"),
+        "{body}"
+    );
+    let (status, body) = profile("faraway", json!({"supported_games": ["chess"]})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    // Dropped from a board, it leaves that leaderboard.
+    let (_, body) = profile("faraway", json!({"supported_games": ["othello"]})).await;
+    assert_eq!(body["bot"]["supported_games"], json!(["remote:othello:std"]), "{body}");
+    let (_, board) = api.get("/api/ladders/remote:tictactoe:standard/leaderboard").await;
+    assert!(
+        !board["entries"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .any(|r| r["bot"] == "faraway"),
+        "{board}"
+    );
+
+    // An uploaded module only on ladders it was uploaded (and checked) for.
+    let checked = support::upload_and_check(
+        &api,
+        "greedy",
+        "othello:std,othello:anti",
+        support::house("othello-greedy"),
+    )
+    .await;
+    assert_eq!(checked["version"]["status"], "active", "{checked}");
+    let (status, body) = profile("greedy", json!({"supported_games": ["othello:std"]})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["bot"]["supported_games"], json!(["othello:std"]));
+    let (status, body) = profile("greedy", json!({"supported_games": ["othello:grand"]})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("uploaded and checked for"),
+        "{body}"
+    );
+
+    // Not while a match is waiting (no worker runs here: it waits).
+    let (status, body) = api
+        .post_json(
+            "/api/challenges",
+            &json!({"bot": "greedy", "opponent": "othello-random", "ladder": "othello:std"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (status, body) = profile("greedy", json!({"supported_games": ["othello:std", "othello:anti"]})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    let (_, bot) = api.get("/api/bots/greedy").await;
+    assert_eq!(
+        bot["bot"]["supported_games"],
+        json!(["othello:std"]),
+        "unchanged: {bot}"
+    );
 }

@@ -86,6 +86,8 @@ pub struct Bot {
     pub auto_match: bool,
     /// How many matches it plays at once at most (remote bots).
     pub concurrent_matches: i64,
+    /// The ladders its active version plays (empty without one).
+    pub supported_games: Vec<String>,
 }
 
 /// Where the photo with blob key `sha256` of the bot `name` is served: the
@@ -103,6 +105,18 @@ pub async fn by_name(db: &Db, name: &str) -> Result<Option<Bot>> {
     .bind(name.to_lowercase())
     .fetch_optional(&db.pool)
     .await?;
+    let supported_games: Vec<String> = match &row {
+        Some(row) => {
+            sqlx::query_scalar(
+                "SELECT vl.ladder FROM version_ladders vl JOIN versions v ON v.id = vl.version_id \
+             WHERE v.bot_id = $1 AND v.status = 'active' ORDER BY vl.ladder",
+            )
+            .bind(row.try_get::<i64, _>(0)?)
+            .fetch_all(&db.pool)
+            .await?
+        }
+        None => Vec::new(),
+    };
     row.map(|row| {
         Ok(Bot {
             id: BotId(row.try_get(0)?),
@@ -117,6 +131,7 @@ pub async fn by_name(db: &Db, name: &str) -> Result<Option<Bot>> {
                 .map(|sha256| photo_path(&row.try_get::<String, _>(1).unwrap_or_default(), &sha256)),
             auto_match: row.try_get::<i64, _>(8)? != 0,
             concurrent_matches: row.try_get(9)?,
+            supported_games,
         })
     })
     .transpose()

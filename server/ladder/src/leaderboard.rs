@@ -203,6 +203,7 @@ pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) ->
          JOIN bots b ON b.id = v.bot_id \
          JOIN users u ON u.id = b.owner_id \
          WHERE r.ladder = $1 AND v.status = 'active' \
+         AND EXISTS (SELECT 1 FROM version_ladders vl WHERE vl.version_id = r.version_id AND vl.ladder = r.ladder) \
          ORDER BY {order} \
          LIMIT $2 OFFSET $3"
     );

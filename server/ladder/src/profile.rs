@@ -134,6 +134,11 @@ pub struct ProfileChange {
     pub auto_match: Option<bool>,
     /// Matches at once, 1 to [`MAX_CONCURRENT_MATCHES`].
     pub concurrent_matches: Option<i64>,
+    /// The ladders the bot's active version plays (games or ladder names):
+    /// never empty; for an uploaded module only ladders it was uploaded
+    /// for (its check covered those), for a remote bot any game (its remote
+    /// ladder). Refused while the bot has a match queued or running.
+    pub supported_games: Option<Vec<String>>,
 }
 
 /// `user_id`'s bot `name`: 404 when there is none, 403 when it is someone
@@ -168,6 +173,9 @@ pub async fn update(core: &Core, user_id: i64, name: &str, change: ProfileChange
             "concurrent_matches must be 1 to {MAX_CONCURRENT_MATCHES}, not {n}"
         )));
     }
+    if let Some(games) = &change.supported_games {
+        set_supported_games(core, &bot, games).await?;
+    }
     sqlx::query(
         "UPDATE bots SET bio = COALESCE($2, bio), auto_match = COALESCE($3, auto_match), \
          concurrent_matches = COALESCE($4, concurrent_matches) WHERE id = $1",
@@ -179,6 +187,77 @@ pub async fn update(core: &Core, user_id: i64, name: &str, change: ProfileChange
     .execute(&core.db.pool)
     .await?;
     reread(core, &bot.name).await
+}
+
+/// Sets the ladders of `bot`'s active version (see
+/// [`ProfileChange::supported_games`]).
+async fn set_supported_games(core: &Core, bot: &Bot, games: &[String]) -> Result<()> {
+    let mut tx = core.db.begin_write().await?;
+    let active: Option<(i64, String, Option<String>)> =
+        sqlx::query_as("SELECT id, ladders, remote_url FROM versions WHERE bot_id = $1 AND status = 'active'")
+            .bind(bot.id.0)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let Some((version_id, uploaded_for, remote_url)) = active else {
+        return Err(Error::Conflict(format!(
+            "{} has no active version to choose games for",
+            bot.name
+        )));
+    };
+    let mut wanted = Vec::new();
+    for game in games {
+        let (variant, _) = crate::ladders::parse_any(game)?;
+        let ladder = match remote_url {
+            Some(_) => crate::ladders::remote_name(variant),
+            None => crate::ladders::name(variant),
+        };
+        if !wanted.contains(&ladder) {
+            wanted.push(ladder);
+        }
+    }
+    if wanted.is_empty() {
+        return Err(Error::Invalid(
+            "supported_games cannot be empty: a bot plays at least one game".into(),
+        ));
+    }
+    if remote_url.is_none() {
+        let checked: Vec<String> = serde_json::from_str(&uploaded_for).unwrap_or_default();
+        if let Some(unchecked) = wanted.iter().find(|ladder| !checked.contains(ladder)) {
+            return Err(Error::Invalid(format!(
+                "{unchecked} is not a ladder this version was uploaded and checked for ({}): upload it again \
+                 with that ladder ticked",
+                checked.join(", ")
+            )));
+        }
+    }
+    let busy: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM matches m JOIN versions v ON v.id = m.a_version OR v.id = m.b_version \
+         WHERE v.bot_id = $1 AND m.status IN ('queued', 'running')",
+    )
+    .bind(bot.id.0)
+    .fetch_one(&mut *tx)
+    .await?;
+    if busy > 0 {
+        return Err(Error::Conflict(format!(
+            "{} has {busy} match(es) queued or running: change its games when they are over, or turn \
+             automatic matching off first",
+            bot.name
+        )));
+    }
+    sqlx::query("DELETE FROM version_ladders WHERE version_id = $1")
+        .bind(version_id)
+        .execute(&mut *tx)
+        .await?;
+    for ladder in &wanted {
+        sqlx::query("INSERT INTO version_ladders (version_id, ladder) VALUES ($1, $2)")
+            .bind(version_id)
+            .bind(ladder)
+            .execute(&mut *tx)
+            .await?;
+        crate::ratings::ensure_row(&mut tx, version_id, ladder).await?;
+    }
+    tx.commit().await?;
+    Ok(())
 }
 
 /// Makes `bytes` the photo of `user_id`'s bot `name` (re-encoded as a

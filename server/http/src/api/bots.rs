@@ -282,6 +282,10 @@ pub struct ProfileBody {
     /// How many matches a remote bot plays at once, 1 to 8 (default 2).
     #[schema(minimum = 1, maximum = 8)]
     pub concurrent_matches: Option<i64>,
+    /// The games or ladders its active version plays: never empty; an
+    /// uploaded module only on ladders it was uploaded for; refused (409)
+    /// while the bot has a match queued or running.
+    pub supported_games: Option<Vec<String>>,
     /// The session's CSRF token (not needed with an API token).
     pub csrf: Option<String>,
 }
@@ -296,7 +300,8 @@ pub struct ProfileAnswer {
 }
 
 /// `PUT /api/bots/{name}/profile`: the owner changes the bot's bio,
-/// automatic matching or concurrent matches (never a bot's own token).
+/// automatic matching, concurrent matches or supported games (never a
+/// bot's own token).
 #[utoipa::path(put, path = "/bots/{name}/profile", tag = "bots",
     summary = "Change the profile of a bot of yours: bio, automatic matching, concurrent matches",
     security(("bearer" = []), ("session" = [])),
@@ -305,6 +310,7 @@ pub struct ProfileAnswer {
     responses(
         (status = 200, description = "changed", body = ProfileAnswer),
         (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+        (status = 409, response = ErrorResponse),
     ))]
 async fn update_profile(
     State(state): State<AppState>,
@@ -318,6 +324,7 @@ async fn update_profile(
         bio: body.bio,
         auto_match: body.auto_match,
         concurrent_matches: body.concurrent_matches,
+        supported_games: body.supported_games,
     };
     let bot = arbiter_ladder::profile::update(&state.core, caller.user_id, &name, change).await?;
     Ok(Json(ProfileAnswer { ok: True, bot }))

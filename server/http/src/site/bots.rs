@@ -125,6 +125,8 @@ struct BotPage {
     photo: Option<String>,
     auto_match: bool,
     concurrent_matches: i64,
+    /// The ladders its active version plays.
+    supported_games: Vec<String>,
 }
 
 /// Matches a bot page reads for its chart and head-to-head table: the
@@ -210,6 +212,7 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         photo: bot.photo,
         auto_match: bot.auto_match,
         concurrent_matches: bot.concurrent_matches,
+        supported_games: bot.supported_games,
         created: When::at(bot.created_ms),
         versions,
         chart: Chart::new(&series),
