@@ -375,3 +375,43 @@ async fn a_remote_bot_plays_its_own_ladder_and_never_a_fuel_clock_one() {
         assert!(remote_rated >= 2, "{remote_rated} rated remote matches in the log");
     }
 }
+
+#[test]
+fn a_remote_ladders_time_control_is_set_like_any_other() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let arbiter = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(args)
+            .arg("--data")
+            .arg(dir.path())
+            .env_remove("DATABASE_URL")
+            .output()
+            .expect("arbiter runs")
+    };
+    let listed = arbiter(&["ladders", "list"]);
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("remote:othello:std") && l.contains("60000 ms per move, 60000 ms per game")),
+        "FlipSight's 60 s per leg by default: {text}"
+    );
+    assert!(text.contains("remote:skirmish:standard"), "{text}");
+    let set = arbiter(&["ladders", "time", "REMOTE:othello", "30000/30000"]);
+    assert!(set.status.success(), "{}", String::from_utf8_lossy(&set.stderr));
+    assert!(String::from_utf8_lossy(&set.stdout).starts_with("remote:othello:std: 30000 ms per move"));
+    let listed = arbiter(&["ladders", "list"]);
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("remote:othello:std") && l.contains("30000 ms per move")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("othello:std ") && l.contains("1000 ms per move")),
+        "the fuel-clock ladder keeps its own: {text}"
+    );
+    let refused = arbiter(&["ladders", "time", "remote:chess", "1/1"]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("remote ladders are"));
+}

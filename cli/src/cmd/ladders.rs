@@ -1,7 +1,7 @@
 //! `arbiter ladders`: the ladders and their time controls.
 
 use anyhow::Context;
-use arbiter_games::{Budget, Variant};
+use arbiter_games::Budget;
 use arbiter_ladder::db::Db;
 use arbiter_ladder::ladders;
 use std::path::PathBuf;
@@ -30,10 +30,11 @@ pub enum Command {
     /// (queued and finished matches keep theirs, so old replays still
     /// verify). A running server picks it up at once.
     #[command(after_help = "Examples:\n  arbiter ladders time othello:std 2000/20000\n  \
-                            arbiter ladders time tictactoe 100/1000 --fuel-per-ms 10000000")]
+                            arbiter ladders time tictactoe 100/1000 --fuel-per-ms 10000000\n  \
+                            arbiter ladders time remote:othello:std 30000/30000   # a remote bots' ladder (wall clock)")]
     Time {
-        /// The ladder, e.g. othello:std.
-        ladder: Variant,
+        /// The ladder, e.g. othello:std or remote:othello:std.
+        ladder: String,
         /// Per-move cap and per-game bank in virtual milliseconds.
         #[arg(value_name = "MOVE_MS/BANK_MS")]
         budget: Budget,
@@ -62,7 +63,8 @@ pub fn run(command: Command) -> anyhow::Result<()> {
                 database,
             } => {
                 let db = open(&database).await?;
-                let change = ladders::apply_time_control(&db, ladder, budget, fuel_per_ms).await?;
+                let change = ladders::apply_time_control_of(&db, &ladder, budget, fuel_per_ms).await?;
+                let ladder = ladders::canonical(&ladder)?;
                 println!(
                     "{ladder}: {} (was {}); matches queued from now on play with it",
                     change.after, change.before
@@ -81,10 +83,10 @@ async fn open(database: &Database) -> anyhow::Result<Db> {
 }
 
 /// `LADDER=MOVE_MS/BANK_MS`, as `arbiter serve --time` takes it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct LadderTime {
-    /// The ladder.
-    pub ladder: Variant,
+    /// The ladder's canonical name (a remote one too).
+    pub ladder: String,
     /// Its per-move cap and per-game bank.
     pub budget: Budget,
 }
@@ -97,9 +99,7 @@ impl std::str::FromStr for LadderTime {
             .split_once('=')
             .ok_or_else(|| format!("expected LADDER=MOVE_MS/BANK_MS, e.g. othello:std=1000/10000, not {text:?}"))?;
         Ok(LadderTime {
-            ladder: ladder
-                .parse()
-                .map_err(|e: arbiter_games::UnknownVariant| e.to_string())?,
+            ladder: ladders::canonical(ladder).map_err(|e| e.detail().to_owned())?,
             budget: budget.parse().map_err(|e: arbiter_games::BadBudget| e.to_string())?,
         })
     }

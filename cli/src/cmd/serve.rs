@@ -90,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rating: args.rating,
         trusted_proxies: args.trusted_proxies,
         secure_cookies: args.secure_cookies,
-        time_controls: args.times.iter().map(|t| (t.ladder, t.budget)).collect(),
+        time_controls: args.times.iter().map(|t| (t.ladder.clone(), t.budget)).collect(),
         grace: super::shutdown::grace(args.grace)?,
         web_db: super::db_options("--web-db-timeout", args.web_db_timeout)?,
         background_db: super::db_options("--db-timeout", args.db_timeout)?,

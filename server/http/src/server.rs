@@ -2,7 +2,7 @@
 //! in-process workers, sharing one [`Core`].
 
 use anyhow::Context;
-use arbiter_games::{Budget, Variant};
+use arbiter_games::Budget;
 use arbiter_ladder::core::Core;
 use arbiter_ladder::db::DbOptions;
 use arbiter_ladder::ratings::RatingSystem;
@@ -40,7 +40,7 @@ pub struct ServerConfig {
     pub secure_cookies: bool,
     /// Ladders whose per-move cap and per-game bank are set at start (for
     /// matches queued from then on); the others keep what they have.
-    pub time_controls: Vec<(Variant, Budget)>,
+    pub time_controls: Vec<(String, Budget)>,
     /// How long running matches may go on finishing when the server stops.
     /// Default 5 s.
     pub grace: Duration,
@@ -141,10 +141,10 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
              including this machine's own services"
         );
     }
-    for &(variant, budget) in &config.time_controls {
-        let change = arbiter_ladder::ladders::apply_time_control(&core.db, variant, budget, None).await?;
+    for (ladder, budget) in &config.time_controls {
+        let change = arbiter_ladder::ladders::apply_time_control_of(&core.db, ladder, *budget, None).await?;
         if change.changed() {
-            tracing::info!(ladder = %variant, "time control {} (was {})", change.after, change.before);
+            tracing::info!(ladder = %ladder, "time control {} (was {})", change.after, change.before);
         }
     }
     arbiter_ladder::house::seed(&core)

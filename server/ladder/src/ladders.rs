@@ -292,6 +292,33 @@ pub async fn apply_time_control(
     Ok(TimeControlChange { before, after })
 }
 
+/// [`apply_time_control`] for any ladder by name, the remote ones
+/// (`remote:othello:std`) included.
+pub async fn apply_time_control_of(
+    db: &Db,
+    ladder: &str,
+    budget: Budget,
+    fuel_per_ms: Option<u64>,
+) -> Result<TimeControlChange, Error> {
+    if fuel_per_ms == Some(0) {
+        return Err(Error::Invalid("the fuel per millisecond must be positive".into()));
+    }
+    let name = canonical(ladder)?;
+    let before = time_control_of(db, &name).await?;
+    let after = TimeControl::new(budget, fuel_per_ms.unwrap_or(before.fuel_per_ms));
+    if after != before {
+        write(
+            db,
+            "INSERT INTO ladders (name, turn_ms, bank_ms, fuel_per_ms, updated_ms) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (name) DO UPDATE SET turn_ms = $2, bank_ms = $3, fuel_per_ms = $4, updated_ms = $5",
+            &name,
+            after,
+        )
+        .await?;
+    }
+    Ok(TimeControlChange { before, after })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
