@@ -91,6 +91,11 @@ pub fn openapi() -> OpenApi {
         .take()
         .unwrap_or_else(|| ComponentsBuilder::new().build());
     components.schemas.insert("Error".into(), crate::api::Refusal::schema());
+    // Named only by parameters, which do not register their schemas.
+    components.schemas.insert(
+        "AnyLadderName".into(),
+        <crate::api::ladders::AnyLadderName as utoipa::PartialSchema>::schema(),
+    );
     components.responses.insert(name.into(), response);
     components.add_security_scheme(
         "bearer",
@@ -107,4 +112,43 @@ pub fn openapi() -> OpenApi {
     );
     doc.components = Some(components);
     doc
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    /// Every `$ref` of the document, with where it is.
+    fn refs<'a>(value: &'a Value, at: &str, out: &mut Vec<(String, &'a str)>) {
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map {
+                    if key == "$ref"
+                        && let Some(target) = inner.as_str()
+                    {
+                        out.push((at.to_owned(), target));
+                    }
+                    refs(inner, &format!("{at}/{key}"), out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, inner) in items.iter().enumerate() {
+                    refs(inner, &format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_reference_resolves() {
+        let document = super::document();
+        let mut found = Vec::new();
+        refs(document, "", &mut found);
+        assert!(found.len() > 20, "the document uses references");
+        for (at, target) in found {
+            let pointer = target.strip_prefix('#').expect("a local reference");
+            assert!(document.pointer(pointer).is_some(), "{at}: {target} does not exist");
+        }
+    }
 }
