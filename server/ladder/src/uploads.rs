@@ -125,16 +125,7 @@ pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploade
     debug_assert_eq!(stored, sha256);
 
     let mut tx = core.db.begin_write().await?;
-    let bot_id = match versions::find_bot(&mut tx, &name).await? {
-        Some((id, owner)) if owner == user_id => id,
-        Some(_) => return Err(Error::Forbidden(format!("the bot {name} belongs to someone else"))),
-        None => versions::ensure_bot(&mut tx, user_id, &name).await?,
-    };
-    let duplicate: Option<i64> = sqlx::query_scalar("SELECT number FROM versions WHERE bot_id = $1 AND sha256 = $2")
-        .bind(bot_id)
-        .bind(&sha256)
-        .fetch_optional(&mut *tx)
-        .await?;
+    let (bot_id, duplicate) = own_bot_and_duplicate(&mut tx, user_id, &name, &sha256).await?;
     if let Some(number) = duplicate {
         return Err(Error::Conflict(format!(
             "this module is already version {number} of {name}"
@@ -160,6 +151,28 @@ pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploade
         ladders: ladder_names,
         status: crate::model::VersionStatus::Checking,
     })
+}
+
+/// `user_id`'s bot `name` (created if the name is new; 403 if it is
+/// someone else's) and the number of its version with digest `sha256`, if
+/// it has one.
+async fn own_bot_and_duplicate(
+    tx: &mut sqlx::AnyConnection,
+    user_id: i64,
+    name: &str,
+    sha256: &str,
+) -> Result<(i64, Option<i64>)> {
+    let bot_id = match versions::find_bot(tx, name).await? {
+        Some((id, owner)) if owner == user_id => id,
+        Some(_) => return Err(Error::Forbidden(format!("the bot {name} belongs to someone else"))),
+        None => versions::ensure_bot(tx, user_id, name).await?,
+    };
+    let duplicate: Option<i64> = sqlx::query_scalar("SELECT number FROM versions WHERE bot_id = $1 AND sha256 = $2")
+        .bind(bot_id)
+        .bind(sha256)
+        .fetch_optional(&mut *tx)
+        .await?;
+    Ok((bot_id, duplicate))
 }
 
 /// Adds a remote bot's URL as a new, active version of `user_id`'s bot
@@ -198,16 +211,7 @@ async fn upload_remote(core: &Core, user_id: i64, name: String, ladders: &[Strin
     let text = url.to_string();
     let sha256 = sha256_hex(text.as_bytes());
     let mut tx = core.db.begin_write().await?;
-    let bot_id = match versions::find_bot(&mut tx, &name).await? {
-        Some((id, owner)) if owner == user_id => id,
-        Some(_) => return Err(Error::Forbidden(format!("the bot {name} belongs to someone else"))),
-        None => versions::ensure_bot(&mut tx, user_id, &name).await?,
-    };
-    let duplicate: Option<i64> = sqlx::query_scalar("SELECT number FROM versions WHERE bot_id = $1 AND sha256 = $2")
-        .bind(bot_id)
-        .bind(&sha256)
-        .fetch_optional(&mut *tx)
-        .await?;
+    let (bot_id, duplicate) = own_bot_and_duplicate(&mut tx, user_id, &name, &sha256).await?;
     if let Some(number) = duplicate {
         // A paused remote bot is resumed by posting its URL again.
         let paused: Option<(i64, String)> =
