@@ -273,6 +273,7 @@ async fn retire(
 /// out keeps its value.
 #[derive(Debug, Default, serde::Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = BotProfileChange)]
 pub struct ProfileBody {
     /// Plain text, at most 500 characters (escaped wherever shown); `""`
     /// removes it.

@@ -151,4 +151,30 @@ mod tests {
             assert!(document.pointer(pointer).is_some(), "{at}: {target} does not exist");
         }
     }
+
+    /// Every JSON request body refuses properties it does not list, as the
+    /// document's description promises; a body schema overwritten by an
+    /// answer of the same name (which does not) fails here.
+    #[test]
+    fn every_json_body_is_closed() {
+        let document = super::document();
+        let mut bodies = 0;
+        for (path, item) in document["paths"].as_object().expect("paths") {
+            for (method, operation) in item.as_object().expect("a path item") {
+                let schema = &operation["requestBody"]["content"]["application/json"]["schema"];
+                let Some(target) = schema["$ref"].as_str() else {
+                    continue;
+                };
+                let pointer = target.strip_prefix('#').expect("a local reference");
+                let resolved = document.pointer(pointer).expect("the body schema");
+                assert_eq!(
+                    resolved["additionalProperties"],
+                    serde_json::Value::Bool(false),
+                    "{method} {path}: {target} is not closed"
+                );
+                bodies += 1;
+            }
+        }
+        assert!(bodies >= 5, "only {bodies} JSON bodies found");
+    }
 }
