@@ -104,6 +104,7 @@ impl Ladder {
             events: Events::default(),
             rating: RatingSystem::Glicko2,
             remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
+            agents: Default::default(),
         };
         arbiter_ladder::house::seed(&core).await.expect("house bots");
         Ladder {

@@ -27,6 +27,8 @@ pub struct Core {
     /// Which addresses remote bots' URLs may reach: public ones only unless
     /// the operator allowed private ones (`--allow-private-bot-urls`).
     pub remote_urls: arbiter_remote::AddressPolicy,
+    /// Agent bots' matches (the agent API), kept by this process.
+    pub agents: crate::agent::Hall,
 }
 
 impl Core {
@@ -104,6 +106,7 @@ impl Core {
             events: Events::default(),
             rating,
             remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
+            agents: crate::agent::Hall::new(crate::agent::AgentRules::from_env(), crate::agent::AgentClock::System),
         })
     }
 }

@@ -23,6 +23,7 @@
 //!   gives the stored ratings ([`ratings::recompute`]).
 
 pub mod accounts;
+pub mod agent;
 pub mod auth;
 pub mod blobs;
 pub mod bots;

@@ -147,8 +147,12 @@ macro_rules! text_enum {
 
 text_enum!(
     /// Where a match is in its life: queued → running → finished or failed
-    /// (a running match whose worker died goes back to queued).
+    /// (a running match whose worker died goes back to queued). An agent
+    /// bot's challenge is pending → running → finished or aborted, or ends
+    /// rejected or expired.
     MatchStatus, "match status" {
+        /// An agent bot's challenge, waiting for its opponent to accept.
+        Pending = "pending",
         /// Waiting for a worker.
         Queued = "queued",
         /// Claimed by a worker that holds its lease.
@@ -157,6 +161,13 @@ text_enum!(
         Finished = "finished",
         /// The host failed it on every attempt: no result, never rated.
         Failed = "failed",
+        /// A remote match stopped before a result (nobody moved first in
+        /// time, or the server stopped): never rated.
+        Aborted = "aborted",
+        /// A challenge its opponent declined.
+        Rejected = "rejected",
+        /// A challenge not answered in time.
+        Expired = "expired",
     }
 );
 

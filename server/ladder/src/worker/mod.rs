@@ -296,3 +296,65 @@ struct VersionModule {
     /// A remote bot's URL (its `sha256` is then the URL's).
     remote_url: Option<String>,
 }
+
+/// Records a match the agent hall played (its row `running` and claimed by
+/// `holder`): result, replay and rating change in one transaction, exactly
+/// as a worker records one, guarded by the same claim. `Ok(None)`: the row
+/// was not ours (nothing written); else the participants' ratings
+/// `[[before, after]; 2]` when rated.
+pub(crate) async fn record_hall_match(
+    core: &Core,
+    holder: &str,
+    id: i64,
+    ladder: &str,
+    versions: [i64; 2],
+    ranked: bool,
+    replay: arbiter_referee::Replay,
+) -> Result<Option<Option<[[f64; 2]; 2]>>, String> {
+    let stored =
+        crate::replays::prepare(&core.blobs, &replay.to_json()).map_err(|e| format!("cannot store the replay: {e}"))?;
+    let claimed = Claimed {
+        id,
+        ladder: LadderId::new(ladder.to_owned()),
+        a_version: versions[0],
+        b_version: versions[1],
+        seed: i64::from_ne_bytes(replay.seed.to_ne_bytes()),
+        attempts: 1,
+        time: None,
+        modules: [None, None],
+        claimed_at: Instant::now(),
+        kind: if ranked {
+            MatchKind::Ranked
+        } else {
+            MatchKind::Challenge
+        },
+        took_over: false,
+    };
+    let played = Played {
+        played: PlayedMatch {
+            replay,
+            logs: Default::default(),
+            peak_memory: [[None; 2]; 2],
+        },
+        replay: stored,
+    };
+    let config = WorkerConfig::new(holder.to_owned());
+    let own = OwnConnection::new(&core.db);
+    let recorded = record::record_played(core, &config, &own, &claimed, played)
+        .await
+        .map_err(|e| e.to_string())?;
+    if !recorded {
+        return Ok(None);
+    }
+    record::ended(core, &claimed, true);
+    type Ratings = (Option<f64>, Option<f64>, Option<f64>, Option<f64>);
+    let row: Option<Ratings> = sqlx::query_as("SELECT a_before, a_after, b_before, b_after FROM matches WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&core.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(Some(match row {
+        Some((Some(a0), Some(a1), Some(b0), Some(b1))) => Some([[a0, a1], [b0, b1]]),
+        _ => None,
+    }))
+}

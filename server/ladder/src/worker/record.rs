@@ -42,7 +42,7 @@ pub(super) async fn finish(
 ) {
     let id = claimed.id;
     let outcome = match played {
-        Ok(played) => record(core, config, own, &claimed, played).await,
+        Ok(played) => record_played(core, config, own, &claimed, played).await,
         Err(error) => Err(error),
     };
     if let Err(WorkerError::Db(error)) = &outcome {
@@ -108,7 +108,7 @@ pub(super) async fn finish(
 /// the ratings' read, then one batch of guarded statements ending in
 /// `COMMIT`) and one for an unrated one; on PostgreSQL, which takes one
 /// statement per round trip, seven (six with object storage).
-async fn record(
+pub(super) async fn record_played(
     core: &Core,
     config: &WorkerConfig,
     own: &OwnConnection,

@@ -1,0 +1,939 @@
+//! The agent hall: remote Othello bots that call the server (FlipSight's
+//! agent API), their challenges and their matches.
+//!
+//! An agent bot holds a bot token ([`tokens`]). It polls ([`Hall::poll`])
+//! or listens to an event stream ([`Hall::subscribe`]), challenges and
+//! accepts, and sends moves; the hall keeps each match's state in memory
+//! ([`live::LiveMatch`]), on the server's clock, and writes the match row
+//! when a challenge is made, when it starts and when it ends (result,
+//! replay and rating change in one transaction, as a worker records a
+//! match). House bots (sandboxed) can be an agent's opponent: the hall
+//! moves them on their own fuel clock as soon as it is their turn.
+//!
+//! # Guarantees
+//!
+//! - A move is checked before it is applied; a refused move changes
+//!   nothing and says why in the seed's words (`illegal_move`,
+//!   `stale_revision`, `not_your_turn`, …).
+//! - A match is recorded (and rated) at most once; a match this process
+//!   did not finish (it stopped) is marked aborted at the next start and
+//!   never rated.
+//! - The hall lives in one process: every agent request of a deployment
+//!   must reach the same `arbiter serve`.
+
+pub mod live;
+pub mod tokens;
+
+mod directory;
+mod house;
+
+pub use directory::AgentBot;
+use live::{Change, LiveMatch, Participant, Status};
+
+use crate::core::Core;
+use crate::db::now_ms;
+use crate::error::{Error, Result};
+use arbiter_games::othello::Mode;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::{Notify, broadcast, watch};
+
+/// The limits and delays of FlipSight's rules (all milliseconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AgentRules {
+    /// A match nobody moved in this long after its start is aborted.
+    pub first_move_ms: i64,
+    /// A bot away this long while its opponent is there loses.
+    pub disconnect_ms: i64,
+    /// A bot that polled this recently (or streams) is online.
+    pub online_ms: i64,
+    /// A challenge not answered in this long expires.
+    pub accept_ms: i64,
+    /// An automatic challenge not accepted takes the bot out this long.
+    pub auto_out_ms: i64,
+    /// Event streams send a ping this often.
+    pub ping_ms: i64,
+    /// Open streams one bot may hold.
+    pub max_streams: usize,
+    /// Ended matches stay in polls this long.
+    pub keep_ended_ms: i64,
+}
+
+impl Default for AgentRules {
+    /// FlipSight's: 30 s for the first move and for a disconnect, 30 s
+    /// online after a poll, 120 s to accept, 10 minutes out of automatic
+    /// matching, a ping every 10 s, 3 streams.
+    fn default() -> AgentRules {
+        AgentRules {
+            first_move_ms: 30_000,
+            disconnect_ms: 30_000,
+            online_ms: 30_000,
+            accept_ms: 120_000,
+            auto_out_ms: 600_000,
+            ping_ms: 10_000,
+            max_streams: 3,
+            keep_ended_ms: 600_000,
+        }
+    }
+}
+
+/// The environment variable that shortens the rules for tests and trials:
+/// `name=ms` pairs separated by commas, e.g.
+/// `first_move_ms=2000,disconnect_ms=2000,accept_ms=5000`.
+pub const RULES_ENV: &str = "ARBITER_AGENT_RULES";
+
+impl AgentRules {
+    /// The defaults, with what [`RULES_ENV`] sets (unknown names and
+    /// values that are not numbers are ignored, with a warning).
+    pub fn from_env() -> AgentRules {
+        let mut rules = AgentRules::default();
+        let Ok(text) = std::env::var(RULES_ENV) else {
+            return rules;
+        };
+        for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let parsed = pair
+                .split_once('=')
+                .and_then(|(name, value)| Some((name.trim(), value.trim().parse::<i64>().ok()?)));
+            let slot = match parsed {
+                Some(("first_move_ms", _)) => &mut rules.first_move_ms,
+                Some(("disconnect_ms", _)) => &mut rules.disconnect_ms,
+                Some(("online_ms", _)) => &mut rules.online_ms,
+                Some(("accept_ms", _)) => &mut rules.accept_ms,
+                Some(("auto_out_ms", _)) => &mut rules.auto_out_ms,
+                Some(("ping_ms", _)) => &mut rules.ping_ms,
+                Some(("keep_ended_ms", _)) => &mut rules.keep_ended_ms,
+                _ => {
+                    tracing::warn!(%pair, "{RULES_ENV}: ignored");
+                    continue;
+                }
+            };
+            if let Some((_, value)) = parsed {
+                *slot = value.max(1);
+            }
+        }
+        rules
+    }
+}
+
+/// The hall's clock: the system's, or one a test moves by hand.
+#[derive(Clone, Debug, Default)]
+pub enum AgentClock {
+    /// Unix milliseconds.
+    #[default]
+    System,
+    /// Milliseconds a test sets.
+    Manual(Arc<AtomicI64>),
+}
+
+impl AgentClock {
+    /// Now, in milliseconds.
+    pub fn now(&self) -> i64 {
+        match self {
+            AgentClock::System => now_ms(),
+            AgentClock::Manual(ms) => ms.load(Ordering::SeqCst),
+        }
+    }
+}
+
+/// What a bot reports in `agent_poll`'s `environment`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub struct Environment {
+    /// The CPU, at most 120 characters.
+    #[serde(default)]
+    pub cpu: Option<String>,
+    /// The operating system, at most 120 characters.
+    #[serde(default)]
+    pub os: Option<String>,
+    /// The engine's name, at most 120 characters.
+    #[serde(default)]
+    pub engine: Option<String>,
+    /// Practising: out of automatic matching, its matches unrated.
+    #[serde(default)]
+    pub practice: bool,
+}
+
+impl Environment {
+    /// Refuses fields over 120 characters (400).
+    pub fn check(&self) -> Result<()> {
+        for (name, value) in [("cpu", &self.cpu), ("os", &self.os), ("engine", &self.engine)] {
+            if value.as_ref().is_some_and(|v| v.chars().count() > 120) {
+                return Err(Error::Invalid(format!(
+                    "environment.{name} is longer than 120 characters"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the hall knows of a bot's connection.
+#[derive(Clone, Debug, Default)]
+struct Presence {
+    streams: usize,
+    last_seen_ms: i64,
+    environment: Environment,
+    auto_out_until_ms: i64,
+}
+
+#[derive(Default)]
+struct HallState {
+    matches: BTreeMap<i64, LiveMatch>,
+    presence: HashMap<i64, Presence>,
+    /// One channel per bot with an open stream: ids of its changed matches.
+    channels: HashMap<i64, broadcast::Sender<i64>>,
+    /// House moves being computed: (match, leg).
+    thinking: HashSet<(i64, usize)>,
+    /// Matches ended and not yet written.
+    to_record: Vec<i64>,
+}
+
+struct HallInner {
+    id: String,
+    rules: AgentRules,
+    clock: AgentClock,
+    state: Mutex<HallState>,
+    wake: Notify,
+    house: house::HousePlayers,
+}
+
+/// The agent hall (cheap to clone; clones share it).
+#[derive(Clone)]
+pub struct Hall {
+    inner: Arc<HallInner>,
+}
+
+impl std::fmt::Debug for Hall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hall")
+            .field("id", &self.inner.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Hall {
+    fn default() -> Hall {
+        Hall::new(AgentRules::default(), AgentClock::System)
+    }
+}
+
+/// A bot's open event stream; closing it (dropping) counts it out.
+pub struct Stream {
+    hall: Hall,
+    bot: i64,
+    /// Ids of this bot's matches as they change.
+    pub changes: broadcast::Receiver<i64>,
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        let now = self.hall.now();
+        let mut state = self.hall.lock();
+        if let Some(presence) = state.presence.get_mut(&self.bot) {
+            presence.streams = presence.streams.saturating_sub(1);
+            presence.last_seen_ms = presence.last_seen_ms.max(now);
+        }
+    }
+}
+
+impl Hall {
+    /// A hall with `rules` on `clock`.
+    pub fn new(rules: AgentRules, clock: AgentClock) -> Hall {
+        let mut suffix = [0u8; 4];
+        let _ = getrandom::fill(&mut suffix);
+        Hall {
+            inner: Arc::new(HallInner {
+                id: format!("hall-{}-{}", std::process::id(), u32::from_le_bytes(suffix)),
+                rules,
+                clock,
+                state: Mutex::new(HallState::default()),
+                wake: Notify::new(),
+                house: house::HousePlayers::default(),
+            }),
+        }
+    }
+
+    /// The rules it plays by.
+    pub fn rules(&self) -> AgentRules {
+        self.inner.rules
+    }
+
+    /// The hall's time now (Unix milliseconds unless a test's clock).
+    pub fn now(&self) -> i64 {
+        self.inner.clock.now()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HallState> {
+        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The bot a bot token belongs to, marked seen now. 401 `invalid bot
+    /// credential` for a token that is not (or no longer) valid.
+    pub async fn authenticate(&self, core: &Core, token: &str) -> Result<AgentBot> {
+        let bot = tokens::bot_by_token(&core.db, token).await?;
+        let now = self.now();
+        self.lock().presence.entry(bot.id).or_default().last_seen_ms = now;
+        Ok(bot)
+    }
+
+    /// Opens an event stream for `bot`: 429 `too many streams` past the
+    /// rules' limit.
+    pub fn subscribe(&self, bot: &AgentBot) -> Result<Stream> {
+        let now = self.now();
+        let mut state = self.lock();
+        let presence = state.presence.entry(bot.id).or_default();
+        if presence.streams >= self.inner.rules.max_streams {
+            return Err(Error::RateLimited {
+                message: "too many streams".into(),
+                retry_after_s: 10,
+            });
+        }
+        presence.streams += 1;
+        presence.last_seen_ms = now;
+        let sender = state.channels.entry(bot.id).or_insert_with(|| broadcast::channel(64).0);
+        let changes = sender.subscribe();
+        Ok(Stream {
+            hall: self.clone(),
+            bot: bot.id,
+            changes,
+        })
+    }
+
+    /// The match object of `id` for one of its bots, if the hall holds it.
+    pub fn match_view(&self, bot: i64, id: i64) -> Option<Value> {
+        let now = self.now();
+        let state = self.lock();
+        state
+            .matches
+            .get(&id)
+            .filter(|m| m.participant_of(bot).is_some())
+            .map(|m| m.view(now))
+    }
+
+    /// Whether `bot` is online now: a stream open or seen within the
+    /// rules' online time.
+    pub fn online(&self, bot: i64) -> bool {
+        let now = self.now();
+        let state = self.lock();
+        online(&state, &self.inner.rules, bot, now)
+    }
+
+    /// `agent_poll`: records the environment, then answers the bots, this
+    /// bot's matches and itself.
+    pub async fn poll(&self, core: &Core, bot: &AgentBot, environment: Option<Environment>) -> Result<Value> {
+        if let Some(environment) = &environment {
+            environment.check()?;
+        }
+        let now = self.now();
+        {
+            let mut state = self.lock();
+            let presence = state.presence.entry(bot.id).or_default();
+            presence.last_seen_ms = now;
+            if let Some(environment) = environment {
+                presence.environment = environment;
+            }
+        }
+        self.tick_matches(core);
+        let bots = directory::list(core).await?;
+        let state = self.lock();
+        let object = |entry: &directory::Entry| {
+            entry.view(
+                core,
+                online(&state, &self.inner.rules, entry.id, now),
+                state.presence.get(&entry.id).map(|p| &p.environment),
+            )
+        };
+        let me = bots.iter().find(|entry| entry.id == bot.id);
+        let matches: Vec<Value> = state
+            .matches
+            .values()
+            .filter(|m| m.participant_of(bot.id).is_some())
+            .map(|m| m.view(now))
+            .collect();
+        Ok(json!({
+            "ok": true,
+            "bots": bots.iter().filter(|entry| entry.id != bot.id).map(object).collect::<Vec<_>>(),
+            "record_bots": [],
+            "matches": matches,
+            "me": bot.owner,
+            "bot": me.map(object),
+            "server_now_ms": now,
+        }))
+    }
+
+    /// `agent_challenge`: `bot` challenges `target` (an id or a name) to a
+    /// match of `mode`. A house bot accepts at once.
+    pub async fn challenge(&self, core: &Core, bot: &AgentBot, target: Target, mode: Mode) -> Result<i64> {
+        let bots = directory::list(core).await?;
+        let Some(me) = bots.iter().find(|entry| entry.id == bot.id) else {
+            return Err(Error::Conflict("bot is not on a remote Othello ladder".into()));
+        };
+        let opponent = bots
+            .iter()
+            .find(|entry| match &target {
+                Target::Id(id) => entry.id == *id,
+                Target::Name(name) => entry.name.eq_ignore_ascii_case(name),
+            })
+            .filter(|entry| entry.id != bot.id)
+            .ok_or_else(|| Error::Conflict("target bot not found".into()))?;
+        if !me.modes.contains(&mode) || !opponent.modes.contains(&mode) {
+            return Err(Error::Conflict("unsupported game mode".into()));
+        }
+        let practice = {
+            let state = self.lock();
+            let practising = |id: i64| state.presence.get(&id).is_some_and(|p| p.environment.practice);
+            self.check_capacity(&state, me)?;
+            if !opponent.house {
+                self.check_capacity(&state, opponent)
+                    .map_err(|_| Error::Conflict("bot busy".into()))?;
+            }
+            practising(bot.id) || practising(opponent.id)
+        };
+        self.create(core, me, opponent, mode, !practice, false).await
+    }
+
+    fn check_capacity(&self, state: &HallState, bot: &directory::Entry) -> Result<()> {
+        let busy = state
+            .matches
+            .values()
+            .filter(|m| !m.status.is_over() && m.participant_of(bot.id).is_some())
+            .count();
+        if busy >= usize::try_from(bot.concurrent).unwrap_or(1).max(1) {
+            return Err(Error::Conflict("bot already has an active match".into()));
+        }
+        Ok(())
+    }
+
+    async fn create(
+        &self,
+        core: &Core,
+        a: &directory::Entry,
+        b: &directory::Entry,
+        mode: Mode,
+        ranked: bool,
+        auto: bool,
+    ) -> Result<i64> {
+        let ladder = crate::ladders::remote_name(arbiter_games::Variant::Othello(mode));
+        let mut seed_bytes = [0u8; 8];
+        getrandom::fill(&mut seed_bytes).map_err(|e| Error::Internal(format!("no randomness: {e}")))?;
+        let seed = i64::from_le_bytes(seed_bytes) & i64::MAX;
+        let now = self.now();
+        let kind = if ranked { "ranked" } else { "challenge" };
+        let row: Option<(i64, i64, Option<i64>)> = sqlx::query_as(
+            "INSERT INTO matches (ladder, a_version, b_version, seed, kind, priority, status, created_ms, claimed_by, \
+               turn_ms, bank_ms, fuel_per_ms) \
+             SELECT $1, $2, $3, $4, $5, 0, 'pending', $6, $7, l.bank_ms, l.bank_ms, l.fuel_per_ms \
+             FROM ladders l WHERE l.name = $1 RETURNING id, bank_ms, fuel_per_ms",
+        )
+        .bind(&ladder)
+        .bind(a.version)
+        .bind(b.version)
+        .bind(seed)
+        .bind(kind)
+        .bind(now_ms())
+        .bind(&self.inner.id)
+        .fetch_optional(&core.db.pool)
+        .await?;
+        let Some((id, bank_ms, _)) = row else {
+            return Err(Error::Conflict("unsupported game mode".into()));
+        };
+        let live = LiveMatch::new(
+            id,
+            ladder,
+            mode,
+            u64::try_from(seed).unwrap_or(0),
+            [a.participant(), b.participant()],
+            bank_ms,
+            ranked,
+            auto,
+            now,
+            self.inner.rules.accept_ms,
+        );
+        self.lock().matches.insert(id, live);
+        self.notify(id);
+        if b.house {
+            self.start(core, id).await?;
+        }
+        Ok(id)
+    }
+
+    /// `agent_accept`: `bot` (the match's `bot_b`) starts the match.
+    pub async fn accept(&self, core: &Core, bot: &AgentBot, id: i64) -> Result<Value> {
+        {
+            let state = self.lock();
+            let m = state
+                .matches
+                .get(&id)
+                .filter(|m| m.participants[1].bot == bot.id)
+                .ok_or_else(|| Error::Conflict("challenge expired or answered".into()))?;
+            if m.status != Status::Pending || m.expires_ms <= self.now() {
+                return Err(Error::Conflict("challenge expired or answered".into()));
+            }
+        }
+        self.start(core, id).await?;
+        Ok(self.summary(id))
+    }
+
+    async fn start(&self, core: &Core, id: i64) -> Result<()> {
+        let now = self.now();
+        let done = sqlx::query(
+            "UPDATE matches SET status = 'running', started_ms = $2, attempts = 1 WHERE id = $1 AND status = 'pending'",
+        )
+        .bind(id)
+        .bind(now_ms())
+        .execute(&core.db.pool)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::Conflict("challenge expired or answered".into()));
+        }
+        if let Some(m) = self.lock().matches.get_mut(&id) {
+            m.start(now);
+        }
+        core.events.send(crate::events::Event::MatchStarted {
+            id,
+            ladder: self
+                .lock()
+                .matches
+                .get(&id)
+                .map(|m| m.ladder.clone())
+                .unwrap_or_default(),
+        });
+        self.notify(id);
+        self.inner.wake.notify_one();
+        self.tick_matches(core);
+        Ok(())
+    }
+
+    /// `agent_reject`: `bot` (`bot_b`) declines.
+    pub async fn reject(&self, core: &Core, bot: &AgentBot, id: i64) -> Result<Value> {
+        let now = self.now();
+        {
+            let mut state = self.lock();
+            let m = state
+                .matches
+                .get_mut(&id)
+                .filter(|m| m.participants[1].bot == bot.id && m.status == Status::Pending)
+                .ok_or_else(|| Error::Conflict("challenge expired or answered".into()))?;
+            m.close(Status::Rejected, now);
+            if m.auto {
+                let out = now + self.inner.rules.auto_out_ms;
+                state.presence.entry(bot.id).or_default().auto_out_until_ms = out;
+            }
+        }
+        close_row(core, id, "rejected", "bot_b rejected the challenge").await?;
+        self.notify(id);
+        Ok(self.summary(id))
+    }
+
+    /// `agent_move`: plays `bot`'s move.
+    pub async fn play(
+        &self,
+        core: &Core,
+        bot: &AgentBot,
+        id: i64,
+        leg: i64,
+        revision: i64,
+        value: &Value,
+    ) -> Result<Value> {
+        let now = self.now();
+        let result = {
+            let mut state = self.lock();
+            let m = state
+                .matches
+                .get_mut(&id)
+                .ok_or_else(|| Error::Conflict("match not running".into()))?;
+            let participant = m
+                .participant_of(bot.id)
+                .ok_or_else(|| Error::Conflict("match not running".into()))?;
+            let result = m.play(participant, leg, revision, value, now);
+            let change = match &result {
+                Ok(change) | Err((_, change)) => *change,
+            };
+            if change.ended {
+                state.to_record.push(id);
+            }
+            result.map(|_| change).map_err(|(refusal, _)| refusal)
+        };
+        self.notify(id);
+        self.tick_matches(core);
+        match result {
+            Ok(_) => Ok(self.summary(id)),
+            Err(refusal) => Err(Error::Conflict(refusal.to_string())),
+        }
+    }
+
+    fn summary(&self, id: i64) -> Value {
+        let state = self.lock();
+        match state.matches.get(&id) {
+            Some(m) => json!({
+                "id": m.id,
+                "status": m.status,
+                "bot_a": m.participants[0].bot,
+                "bot_b": m.participants[1].bot,
+            }),
+            None => json!({ "id": id }),
+        }
+    }
+
+    /// Tells `id`'s bots' streams that it changed.
+    fn notify(&self, id: i64) {
+        let state = self.lock();
+        if let Some(m) = state.matches.get(&id) {
+            for participant in &m.participants {
+                if let Some(channel) = state.channels.get(&participant.bot) {
+                    let _ = channel.send(id);
+                }
+            }
+        }
+    }
+
+    /// Settles every match's time, first moves and disconnections now,
+    /// starts house moves that are due and expires challenges. Cheap; the
+    /// hall's loop calls it several times a second, API calls too.
+    pub fn tick_matches(&self, core: &Core) {
+        let now = self.now();
+        let rules = self.inner.rules;
+        let mut changed = Vec::new();
+        let mut due = Vec::new();
+        let mut closed = Vec::new();
+        {
+            let mut guard = self.lock();
+            let state = &mut *guard;
+            let connected = |presence: &HashMap<i64, Presence>, p: &Participant| {
+                !p.agent
+                    || presence
+                        .get(&p.bot)
+                        .is_some_and(|x| x.streams > 0 || now - x.last_seen_ms <= rules.disconnect_ms)
+            };
+            for m in state.matches.values_mut() {
+                let mut change = Change::default();
+                match m.status {
+                    Status::Pending if m.expires_ms <= now => {
+                        m.close(Status::Expired, now);
+                        if m.auto {
+                            let out = now + rules.auto_out_ms;
+                            state
+                                .presence
+                                .entry(m.participants[1].bot)
+                                .or_default()
+                                .auto_out_until_ms = out;
+                        }
+                        closed.push((m.id, "expired"));
+                        change.changed = true;
+                    }
+                    Status::Running => {
+                        let before = m.revision;
+                        let advanced = m.advance(now);
+                        change = advanced;
+                        let first = m.check_first_moves(now, rules.first_move_ms);
+                        change.changed |= first.changed;
+                        change.ended |= first.ended;
+                        if m.status == Status::Aborted {
+                            closed.push((m.id, "aborted"));
+                            change.ended = false;
+                        }
+                        if m.status == Status::Running {
+                            let here = [0, 1].map(|i| connected(&state.presence, &m.participants[i]));
+                            for participant in 0..2u8 {
+                                if !here[usize::from(participant)] && here[usize::from(1 - participant)] {
+                                    let why = format!(
+                                        "disconnected: no event stream and no poll for more than {} s",
+                                        rules.disconnect_ms / 1000
+                                    );
+                                    let lost = m.disconnect(participant, now, &why);
+                                    change.changed |= lost.changed;
+                                    change.ended |= lost.ended;
+                                    break;
+                                }
+                            }
+                        }
+                        if m.status == Status::Running {
+                            for (index, leg) in m.legs().iter().enumerate() {
+                                let mover = &m.participants[usize::from(leg.mover())];
+                                if leg.is_active() && !mover.agent && !state.thinking.contains(&(m.id, index)) {
+                                    due.push((m.id, index));
+                                }
+                            }
+                        }
+                        change.changed |= m.revision != before;
+                    }
+                    _ => {}
+                }
+                if change.ended {
+                    state.to_record.push(m.id);
+                }
+                if change.changed {
+                    changed.push(m.id);
+                }
+            }
+            for &(id, leg) in &due {
+                state.thinking.insert((id, leg));
+            }
+            // Ended matches leave polls after a while.
+            let keep = rules.keep_ended_ms;
+            let recording: HashSet<i64> = state.to_record.iter().copied().collect();
+            state.matches.retain(|id, m| {
+                !m.status.is_over() || recording.contains(id) || m.finished_ms.is_none_or(|end| now - end < keep)
+            });
+        }
+        for id in changed {
+            self.notify(id);
+        }
+        for (id, leg) in due {
+            self.move_house(core, id, leg);
+        }
+        for (id, status) in closed {
+            let core = core.clone();
+            tokio::spawn(async move {
+                let why = match status {
+                    "expired" => "bot_b did not accept in time",
+                    _ => "no first move in time: aborted, not rated",
+                };
+                if let Err(error) = close_row(&core, id, status, why).await {
+                    tracing::warn!(id, %error, "cannot close the remote match's row");
+                }
+            });
+        }
+        let to_record = std::mem::take(&mut self.lock().to_record);
+        for id in to_record {
+            let hall = self.clone();
+            let core = core.clone();
+            tokio::spawn(async move { hall.record(&core, id).await });
+        }
+    }
+
+    /// Computes a house bot's move in a blocking thread, then plays it.
+    fn move_house(&self, core: &Core, id: i64, leg: usize) {
+        let (request, revision, module, budget_ms) = {
+            let state = self.lock();
+            let Some(m) = state.matches.get(&id) else { return };
+            let Some(l) = m.legs().get(leg) else { return };
+            let participant = &m.participants[usize::from(l.mover())];
+            let now = self.now();
+            let remaining = u64::try_from(l.remaining_ms(now)).unwrap_or(0);
+            let request = l.request(id, leg as u8, now, remaining).to_line();
+            (
+                request,
+                l.revision(),
+                participant.info.sha256.clone().unwrap_or_default(),
+                remaining,
+            )
+        };
+        let hall = self.clone();
+        let core = core.clone();
+        let runtime = tokio::runtime::Handle::current();
+        runtime.spawn_blocking(move || {
+            let answer = hall.inner.house.turn(&core, id, leg, &module, &request, budget_ms);
+            let now = hall.now();
+            let ended = {
+                let mut state = hall.lock();
+                state.thinking.remove(&(id, leg));
+                let change = state
+                    .matches
+                    .get_mut(&id)
+                    .and_then(|m| m.play_house(leg, revision, answer, now));
+                if change.is_some_and(|c| c.ended) {
+                    state.to_record.push(id);
+                }
+                change.is_some()
+            };
+            if ended {
+                hall.notify(id);
+            }
+            hall.inner.wake.notify_one();
+        });
+    }
+
+    /// Writes an ended match: the result, replay and rating change, or
+    /// the row's end status when it was never played.
+    async fn record(&self, core: &Core, id: i64) {
+        self.inner.house.forget(id);
+        let (replay, versions, ranked, ladder) = {
+            let state = self.lock();
+            let Some(m) = state.matches.get(&id) else { return };
+            let fuel = m
+                .participants
+                .iter()
+                .any(|p| !p.agent)
+                .then_some(arbiter_sandbox::DEFAULT_FUEL_PER_MS);
+            (
+                m.replay(&format!("arbiter {}", env!("CARGO_PKG_VERSION")), fuel),
+                [m.participants[0].version, m.participants[1].version],
+                m.ranked,
+                m.ladder.clone(),
+            )
+        };
+        let Some(replay) = replay else { return };
+        match crate::worker::record_hall_match(core, &self.inner.id, id, &ladder, versions, ranked, replay).await {
+            Ok(Some(ratings)) => {
+                if let Some(m) = self.lock().matches.get_mut(&id) {
+                    m.ratings = ratings;
+                    m.revision += 1;
+                }
+                self.notify(id);
+            }
+            Ok(None) => tracing::warn!(id, "the remote match's row was not ours to record"),
+            Err(error) => tracing::warn!(id, %error, "cannot record the remote match"),
+        }
+    }
+
+    /// Marks remote matches an earlier process left pending or running as
+    /// aborted (they are never rated), then keeps the hall's time until
+    /// `stop`: every 200 ms, or at once when woken.
+    pub async fn run(self, core: Core, mut stop: watch::Receiver<bool>) {
+        if let Err(error) = sqlx::query(
+            "UPDATE matches SET status = 'aborted', finished_ms = $1, \
+               error = 'the server stopped during this remote match; it was not rated' \
+             WHERE status IN ('pending', 'running') AND claimed_by LIKE 'hall-%'",
+        )
+        .bind(now_ms())
+        .execute(&core.db.pool)
+        .await
+        {
+            tracing::warn!(%error, "cannot close remote matches left from an earlier run");
+        }
+        let mut last_auto = 0;
+        loop {
+            self.tick_matches(&core);
+            let now = self.now();
+            if now - last_auto >= 1_000 || now < last_auto {
+                last_auto = now;
+                if let Err(error) = self.auto_match(&core).await {
+                    tracing::debug!(%error, "automatic matching skipped a round");
+                }
+            }
+            tokio::select! {
+                _ = stop.changed() => return,
+                _ = self.inner.wake.notified() => {}
+                _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+            }
+            if *stop.borrow() {
+                return;
+            }
+        }
+    }
+
+    /// One round of automatic matching: every online, idle agent bot with
+    /// automatic matching on (not practising, not out) is challenged as
+    /// `bot_b` to a standard match against an online agent bot of similar
+    /// rating, else a house bot.
+    pub async fn auto_match(&self, core: &Core) -> Result<()> {
+        let bots = directory::list(core).await?;
+        let now = self.now();
+        let waiting: Vec<&directory::Entry> = {
+            let state = self.lock();
+            bots.iter()
+                .filter(|entry| {
+                    let presence = state.presence.get(&entry.id);
+                    entry.agent
+                        && entry.auto_match
+                        && entry.modes.contains(&Mode::Std)
+                        && online(&state, &self.inner.rules, entry.id, now)
+                        && presence.is_some_and(|p| !p.environment.practice && p.auto_out_until_ms <= now)
+                        && !state
+                            .matches
+                            .values()
+                            .any(|m| !m.status.is_over() && m.participant_of(entry.id).is_some())
+                })
+                .collect()
+        };
+        let mut taken: HashSet<i64> = HashSet::new();
+        for &bot in &waiting {
+            if taken.contains(&bot.id) {
+                continue;
+            }
+            let nearest = |candidates: Vec<&'_ directory::Entry>| -> Option<i64> {
+                candidates
+                    .into_iter()
+                    .filter(|other| {
+                        other.id != bot.id && !taken.contains(&other.id) && other.modes.contains(&Mode::Std)
+                    })
+                    .min_by(|x, y| {
+                        (x.rating.rating - bot.rating.rating)
+                            .abs()
+                            .total_cmp(&(y.rating.rating - bot.rating.rating).abs())
+                    })
+                    .map(|entry| entry.id)
+            };
+            let found = nearest(waiting.clone()).or_else(|| nearest(bots.iter().filter(|e| e.house).collect()));
+            let opponent = found.and_then(|id| bots.iter().find(|e| e.id == id));
+            let Some(opponent) = opponent else { continue };
+            taken.insert(bot.id);
+            if opponent.agent {
+                taken.insert(opponent.id);
+            }
+            self.create(core, opponent, bot, Mode::Std, true, true).await?;
+        }
+        Ok(())
+    }
+
+    /// A test's hook: the hall's id, as written in `matches.claimed_by`.
+    pub fn id(&self) -> &str {
+        &self.inner.id
+    }
+}
+
+/// Who `agent_challenge` names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// `target_id`.
+    Id(i64),
+    /// `target_name`.
+    Name(String),
+}
+
+fn online(state: &HallState, rules: &AgentRules, bot: i64, now: i64) -> bool {
+    state
+        .presence
+        .get(&bot)
+        .is_some_and(|p| p.streams > 0 || now - p.last_seen_ms <= rules.online_ms)
+}
+
+/// Ends a row that was never played to a result.
+async fn close_row(core: &Core, id: i64, status: &str, why: &str) -> Result<()> {
+    sqlx::query(
+        "UPDATE matches SET status = $2, finished_ms = $3, error = $4 WHERE id = $1 AND status IN ('pending', 'running')",
+    )
+    .bind(id)
+    .bind(status)
+    .bind(now_ms())
+    .bind(why)
+    .execute(&core.db.pool)
+    .await?;
+    core.events.send(crate::events::Event::MatchFinished {
+        id,
+        ladder: String::new(),
+        status: status.to_owned(),
+    });
+    Ok(())
+}
+
+/// `YYYY-MM-DD HH:MM:SS` (UTC) of Unix milliseconds, as the seed writes
+/// `created_at` and `registered_at`.
+pub fn datetime(ms: i64) -> String {
+    let t = time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000)).unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn datetimes_are_utc_civil_times() {
+        assert_eq!(datetime(0), "1970-01-01 00:00:00");
+        assert_eq!(datetime(1_794_474_000_000), "2026-11-12 09:00:00");
+        assert_eq!(datetime(951_782_400_000), "2000-02-29 00:00:00");
+    }
+}
