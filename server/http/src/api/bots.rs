@@ -281,6 +281,7 @@ pub struct ProfileBody {
     /// Whether the scheduler pairs the bot automatically.
     pub auto_match: Option<bool>,
     /// How many matches a remote bot plays at once, 1 to 8 (default 2).
+    #[serde(default, deserialize_with = "crate::api::optional_integer")]
     #[schema(minimum = 1, maximum = 8)]
     pub concurrent_matches: Option<i64>,
     /// The games or ladders its active version plays: never empty; an

@@ -191,9 +191,20 @@ async fn header_fields_over_the_limit_are_431() {
 
 /// A POST with a JSON body `text` from a signed-in session.
 async fn post_signed_in(app: &axum::Router, session: &(String, String), uri: &str, text: &str) -> (StatusCode, Value) {
+    send_signed_in(app, session, Method::POST, uri, text).await
+}
+
+/// A request with a JSON body `text` from a signed-in session.
+async fn send_signed_in(
+    app: &axum::Router,
+    session: &(String, String),
+    method: Method,
+    uri: &str,
+    text: &str,
+) -> (StatusCode, Value) {
     let (cookie, csrf) = session;
     let request = Request::builder()
-        .method(Method::POST)
+        .method(method)
         .uri(uri)
         .header("content-type", "application/json")
         .header("cookie", cookie)
@@ -253,6 +264,24 @@ async fn bodies_are_read_as_their_schema_allows() {
     assert_refused(
         "a fraction",
         post_signed_in(&app, &session, "/api/tournaments", &tournament("2.5")).await,
+        StatusCode::BAD_REQUEST,
+        "2.5 is not an integer",
+    );
+    for concurrent in ["3", "3.0"] {
+        let body = format!(r#"{{"concurrent_matches": {concurrent}}}"#);
+        let (status, answer) = send_signed_in(&app, &session, Method::PUT, "/api/bots/nobody/profile", &body).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{concurrent}: {answer}");
+    }
+    assert_refused(
+        "a fraction of a match",
+        send_signed_in(
+            &app,
+            &session,
+            Method::PUT,
+            "/api/bots/nobody/profile",
+            r#"{"concurrent_matches": 2.5}"#,
+        )
+        .await,
         StatusCode::BAD_REQUEST,
         "2.5 is not an integer",
     );
