@@ -54,7 +54,9 @@ pub async fn seed(core: &Core) -> Result<()> {
             Some(id) => id,
             None => {
                 let version_id =
-                    versions::insert_version(&mut tx, bot_id, &key, bot.wasm().len(), &ladders, "checking").await?;
+                    versions::insert_version(&mut tx, bot_id, &key, bot.wasm().len(), &ladders, "checking")
+                        .await?
+                        .id;
                 versions::activate(&mut tx, version_id).await?;
                 version_id
             }

@@ -131,14 +131,11 @@ pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploade
             "this module is already version {number} of {name}"
         )));
     }
-    let version_id = versions::insert_version(&mut tx, bot_id, &sha256, module_len, &ladder_names, "checking").await?;
+    let versions::NewVersion { id: version_id, number } =
+        versions::insert_version(&mut tx, bot_id, &sha256, module_len, &ladder_names, "checking").await?;
     sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
         .bind(bot_id)
         .execute(&mut *tx)
-        .await?;
-    let number: i64 = sqlx::query_scalar("SELECT number FROM versions WHERE id = $1")
-        .bind(version_id)
-        .fetch_one(&mut *tx)
         .await?;
     tx.commit().await?;
     versions::wake_checker();
@@ -241,7 +238,8 @@ async fn upload_remote(core: &Core, user_id: i64, name: String, ladders: &[Strin
             status: crate::model::VersionStatus::Active,
         });
     }
-    let version_id = versions::insert_version(&mut tx, bot_id, &sha256, 0, &ladder_names, "checking").await?;
+    let versions::NewVersion { id: version_id, number } =
+        versions::insert_version(&mut tx, bot_id, &sha256, 0, &ladder_names, "checking").await?;
     // Not the URL itself: the page is public, the owner's server is not.
     let module = format!(
         "remote bot: {} server on its owner's machine (wall clock, not reproducible)",
@@ -257,10 +255,6 @@ async fn upload_remote(core: &Core, user_id: i64, name: String, ladders: &[Strin
     sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
         .bind(bot_id)
         .execute(&mut *tx)
-        .await?;
-    let number: i64 = sqlx::query_scalar("SELECT number FROM versions WHERE id = $1")
-        .bind(version_id)
-        .fetch_one(&mut *tx)
         .await?;
     tx.commit().await?;
     Ok(Uploaded {

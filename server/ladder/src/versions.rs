@@ -49,8 +49,17 @@ pub async fn find_bot(tx: &mut AnyConnection, name: &str) -> Result<Option<(i64,
         .transpose()?)
 }
 
+/// A version just inserted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewVersion {
+    /// Its id.
+    pub id: i64,
+    /// Its number within the bot (the bot's last + 1).
+    pub number: i64,
+}
+
 /// Adds a version (number = the bot's last + 1) in `status`, with its
-/// ladders. Returns its id.
+/// ladders.
 pub async fn insert_version(
     tx: &mut AnyConnection,
     bot_id: i64,
@@ -58,7 +67,7 @@ pub async fn insert_version(
     size: usize,
     ladders: &[String],
     status: &str,
-) -> Result<i64> {
+) -> Result<NewVersion> {
     let number: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE bot_id = $1")
         .bind(bot_id)
         .fetch_one(&mut *tx)
@@ -84,7 +93,7 @@ pub async fn insert_version(
             .execute(&mut *tx)
             .await?;
     }
-    Ok(id)
+    Ok(NewVersion { id, number })
 }
 
 /// Makes a checked version active: retires the bot's other active versions

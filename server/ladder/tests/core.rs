@@ -441,7 +441,8 @@ async fn a_host_failure_is_never_a_loss(ladder: Ladder) {
     let mut tx = core.db.begin_write().await.expect("a transaction");
     let lost = versions::insert_version(&mut tx, bot_id, &"0".repeat(64), 8, &[TTT.to_owned()], "checking")
         .await
-        .expect("a version");
+        .expect("a version")
+        .id;
     versions::activate(&mut tx, lost).await.expect("activated");
     tx.commit().await.expect("committed");
     assert_eq!(
