@@ -821,8 +821,19 @@ impl Hall {
     /// `bot_b` to a standard match against an online agent bot of similar
     /// rating, else a house bot.
     pub async fn auto_match(&self, core: &Core) -> Result<()> {
-        let bots = directory::list(core).await?;
         let now = self.now();
+        // The directory is read only when some bot is there to be paired.
+        let anyone = {
+            let state = self.lock();
+            state
+                .presence
+                .keys()
+                .any(|&bot| online(&state, &self.inner.rules, bot, now))
+        };
+        if !anyone {
+            return Ok(());
+        }
+        let bots = directory::list(core).await?;
         let waiting: Vec<&directory::Entry> = {
             let state = self.lock();
             bots.iter()
