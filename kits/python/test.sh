@@ -27,7 +27,7 @@ kit_build sh build.sh
 # changing a game.
 same_moves_natively 'python3 bot.py'
 same_moves_natively 'python3 bot.py' tictactoe house:tictactoe-perfect 1000/5000
-same_moves_natively 'python3 bot.py' skirmish house:skirmish-economy 200/5000
+same_moves_natively 'python3 bot.py' skirmish house:skirmish-economy 2000/10000
 play_natively 'python3 bot.py'
 
 check_every_mode
