@@ -2,6 +2,7 @@
 
 pub mod bots;
 pub mod check;
+pub mod connect;
 pub mod games;
 pub mod ladders;
 pub mod new;
