@@ -156,6 +156,11 @@ pub fn recheck(replay: &Replay) -> Result<usize, VerifyError> {
     if settings.variant == Variant::Skirmish {
         return check_records(replay);
     }
+    if let Variant::Othello(mode) = settings.variant
+        && replay.participants.iter().any(|p| p.kind == AGENT_KIND)
+    {
+        return recheck_legs(replay, mode);
+    }
     let scripts = [0, 1].map(|participant| Script {
         replay,
         info: replay.participants[participant].clone(),
@@ -181,6 +186,71 @@ pub fn recheck(replay: &Replay) -> Result<usize, VerifyError> {
         return Err(VerifyError::Differs("the match result".to_string()));
     }
     Ok(turns)
+}
+
+/// The participant kind of an agent bot (FlipSight's agent API): its
+/// matches are played by the server's agent hall, both legs side by side
+/// on the server's clock, not by [`play_match`].
+pub const AGENT_KIND: &str = "agent";
+
+/// Re-checks the legs of an agent-hall match from their records: from each
+/// leg's opening, every recorded move is the mover's (the colour to move),
+/// parses from the bot's reply as the move recorded, and is legal; the
+/// board it leads to is the recorded final board, with the recorded discs
+/// when the leg was played out. A turn with a fault (a timeout) ends its
+/// leg; a leg stopped by a disconnection has its loser recorded. Returns the number of moves checked.
+fn recheck_legs(replay: &Replay, mode: arbiter_games::othello::Mode) -> Result<usize, VerifyError> {
+    use crate::replay::GameSpecificRecord;
+    use arbiter_games::othello::{Move, Position, move_name, parse_reply};
+    let differs = |game: usize, what: String| VerifyError::Differs(format!("game {game}, {what}"));
+    let mut checked = 0;
+    for (index, game) in replay.games.iter().enumerate() {
+        let GameSpecificRecord::Othello(record) = &game.record else {
+            return Err(differs(index, "its Othello record is missing".into()));
+        };
+        let opening: Vec<Move> = record
+            .opening_moves
+            .iter()
+            .map(|&code| match u8::try_from(code) {
+                Ok(square) => Move::Place(square),
+                Err(_) => Move::Pass,
+            })
+            .collect();
+        let mut position = Position::start(mode);
+        for (n, &mv) in opening.iter().enumerate() {
+            position = position
+                .play(mv)
+                .map_err(|_| differs(index, format!("opening move {} is not legal", n + 1)))?;
+        }
+        // A leg lost on time, or stopped by a disconnection, ends early.
+        let played_out = game.faulted.is_none();
+        for (n, turn) in game.turns.iter().enumerate() {
+            let at = |what: &str| differs(index, format!("turn {}: {what}", n + 1));
+            if turn.side != position.to_move().side() {
+                return Err(at("not the mover's turn"));
+            }
+            if turn.fault.is_some() {
+                if n + 1 != game.turns.len() || played_out {
+                    return Err(at("a fault that does not end the leg"));
+                }
+                break;
+            }
+            let reply = turn.reply.as_deref().ok_or_else(|| at("no reply recorded"))?;
+            let mv = parse_reply(reply, mode).map_err(|e| at(&format!("the reply does not parse: {e}")))?;
+            if turn.action.as_deref() != Some(move_name(mv, mode.board_size()).as_str()) {
+                return Err(at("the recorded move is not the reply's"));
+            }
+            position = position.play(mv).map_err(|_| at("an illegal move"))?;
+            checked += 1;
+        }
+        if position.board() != record.final_board {
+            return Err(differs(index, "the final board".into()));
+        }
+        if played_out && (!position.is_over() || position.counts() != record.discs) {
+            return Err(differs(index, "its end".into()));
+        }
+    }
+    Ok(checked)
 }
 
 /// An entrant that answers what a replay recorded for one participant.

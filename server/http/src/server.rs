@@ -160,6 +160,9 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
             stop.clone(),
         ));
     }
+    // The agent hall: agent bots' matches, on this process's clock (every
+    // agent request of a deployment reaches this process).
+    tasks.spawn(core.agents.clone().run(core.clone(), stop.clone()));
     let workers = arbiter_ladder::worker::Workers::start(&core, "serve", config.workers);
     let grace = config.grace;
     // Web requests have a pool of their own that gives up sooner.

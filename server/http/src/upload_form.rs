@@ -29,7 +29,7 @@ pub struct UploadForm {
 }
 
 /// Reads a multipart upload form (`name`, `ladders` or `ladder` — repeated or
-/// separated by commas or spaces —, `module` or a remote bot's `url`,
+/// separated by commas or spaces —, `module`, a remote bot's `url` or `agent`,
 /// `csrf`): 413 over `limit`
 /// bytes of module, 400 for a malformed form or an unknown field.
 pub async fn read_upload(mut form: Multipart, limit: usize) -> ApiResult<UploadForm> {
@@ -55,12 +55,13 @@ pub async fn read_upload(mut form: Multipart, limit: usize) -> ApiResult<UploadF
                 }
                 upload.module = Some(bytes.to_vec());
             }
-            "name" | "ladders" | "ladder" | "csrf" | "url" => {
+            "name" | "ladders" | "ladder" | "csrf" | "url" | "agent" => {
                 let text = field.text().await.map_err(body_error)?;
                 match field_name.as_str() {
                     "name" => upload.name = Some(text.trim().to_string()),
                     "url" => upload.url = Some(text.trim().to_string()).filter(|url| !url.is_empty()),
                     "csrf" => read.csrf = Some(text),
+                    "agent" => upload.agent = parse_flag(&text)?,
                     _ => upload.ladders.extend(
                         text.split([',', ' '])
                             .map(str::trim)
@@ -73,4 +74,16 @@ pub async fn read_upload(mut form: Multipart, limit: usize) -> ApiResult<UploadF
         }
     }
     Ok(read)
+}
+
+/// A form's yes/no field: `true`, `1`, `on` (a ticked box) or `yes`;
+/// `false`, `0`, `off`, `no` or nothing. Anything else is a 400.
+fn parse_flag(text: &str) -> ApiResult<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "on" | "yes" => Ok(true),
+        "false" | "0" | "off" | "no" | "" => Ok(false),
+        other => Err(ApiError(Error::Invalid(format!(
+            "the `agent` field is true or false, not {other:?}"
+        )))),
+    }
 }

@@ -165,16 +165,42 @@ pub async fn sweep_sessions(db: &Db, user_id: i64) -> Result<(), Error> {
 /// Issues a new API token for `user_id` and returns it (the only time it is
 /// seen). It replaces the user's previous token, which stops working at once.
 pub async fn issue_api_token(db: &Db, user_id: i64) -> Result<String, Error> {
-    let token = format!("{TOKEN_PREFIX}{}", new_secret()?);
-    sqlx::query(
-        "INSERT INTO api_tokens (user_id, token_hash, created_ms) VALUES ($1, $2, $3) \
-         ON CONFLICT (user_id) DO UPDATE SET token_hash = excluded.token_hash, created_ms = excluded.created_ms",
-    )
-    .bind(user_id)
-    .bind(secret_hash(&token))
-    .bind(now_ms())
-    .execute(&db.pool)
-    .await?;
+    replace_token(db, TokenTable::Api, user_id).await
+}
+
+/// The tables of one-per-holder tokens: a user's API token, an agent
+/// bot's bot token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TokenTable {
+    /// `api_tokens`, one per user; tokens start with [`TOKEN_PREFIX`].
+    Api,
+    /// `bot_tokens`, one per agent bot; tokens start with
+    /// [`crate::agent::tokens::BOT_TOKEN_PREFIX`].
+    Bot,
+}
+
+/// A new token for `holder` in `table`, replacing (and so revoking) the one
+/// it had; only its hash is stored.
+pub(crate) async fn replace_token(db: &Db, table: TokenTable, holder: i64) -> Result<String, Error> {
+    let (prefix, upsert) = match table {
+        TokenTable::Api => (
+            TOKEN_PREFIX,
+            "INSERT INTO api_tokens (user_id, token_hash, created_ms) VALUES ($1, $2, $3) \
+             ON CONFLICT (user_id) DO UPDATE SET token_hash = excluded.token_hash, created_ms = excluded.created_ms",
+        ),
+        TokenTable::Bot => (
+            crate::agent::tokens::BOT_TOKEN_PREFIX,
+            "INSERT INTO bot_tokens (bot_id, token_hash, created_ms) VALUES ($1, $2, $3) \
+             ON CONFLICT (bot_id) DO UPDATE SET token_hash = excluded.token_hash, created_ms = excluded.created_ms",
+        ),
+    };
+    let token = format!("{prefix}{}", new_secret()?);
+    sqlx::query(upsert)
+        .bind(holder)
+        .bind(secret_hash(&token))
+        .bind(now_ms())
+        .execute(&db.pool)
+        .await?;
     Ok(token)
 }
 

@@ -193,12 +193,12 @@ pub async fn update(core: &Core, user_id: i64, name: &str, change: ProfileChange
 /// [`ProfileChange::supported_games`]).
 async fn set_supported_games(core: &Core, bot: &Bot, games: &[String]) -> Result<()> {
     let mut tx = core.db.begin_write().await?;
-    let active: Option<(i64, String, Option<String>)> =
-        sqlx::query_as("SELECT id, ladders, remote_url FROM versions WHERE bot_id = $1 AND status = 'active'")
+    let active: Option<(i64, String, Option<String>, i64)> =
+        sqlx::query_as("SELECT id, ladders, remote_url, agent FROM versions WHERE bot_id = $1 AND status = 'active'")
             .bind(bot.id.0)
             .fetch_optional(&mut *tx)
             .await?;
-    let Some((version_id, uploaded_for, remote_url)) = active else {
+    let Some((version_id, uploaded_for, remote_url, agent)) = active else {
         return Err(Error::Conflict(format!(
             "{} has no active version to choose games for",
             bot.name
@@ -207,9 +207,16 @@ async fn set_supported_games(core: &Core, bot: &Bot, games: &[String]) -> Result
     let mut wanted = Vec::new();
     for game in games {
         let (variant, _) = crate::ladders::parse_any(game)?;
-        let ladder = match remote_url {
-            Some(_) => crate::ladders::remote_name(variant),
-            None => crate::ladders::name(variant),
+        if agent != 0 && !matches!(variant, arbiter_games::Variant::Othello(_)) {
+            return Err(Error::Invalid(format!(
+                "{} is an agent bot: it plays Othello only (FlipSight's agent API), not {game}",
+                bot.name
+            )));
+        }
+        let ladder = if remote_url.is_some() || agent != 0 {
+            crate::ladders::remote_name(variant)
+        } else {
+            crate::ladders::name(variant)
         };
         if !wanted.contains(&ladder) {
             wanted.push(ladder);
@@ -220,7 +227,7 @@ async fn set_supported_games(core: &Core, bot: &Bot, games: &[String]) -> Result
             "supported_games cannot be empty: a bot plays at least one game".into(),
         ));
     }
-    if remote_url.is_none() {
+    if remote_url.is_none() && agent == 0 {
         let checked: Vec<String> = serde_json::from_str(&uploaded_for).unwrap_or_default();
         if let Some(unchecked) = wanted.iter().find(|ladder| !checked.contains(ladder)) {
             return Err(Error::Invalid(format!(
@@ -232,7 +239,7 @@ async fn set_supported_games(core: &Core, bot: &Bot, games: &[String]) -> Result
     }
     let busy: i64 = sqlx::query_scalar(
         "SELECT COUNT(*) FROM matches m JOIN versions v ON v.id = m.a_version OR v.id = m.b_version \
-         WHERE v.bot_id = $1 AND m.status IN ('queued', 'running')",
+         WHERE v.bot_id = $1 AND m.status IN ('queued', 'running', 'pending')",
     )
     .bind(bot.id.0)
     .fetch_one(&mut *tx)

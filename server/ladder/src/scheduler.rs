@@ -337,7 +337,8 @@ pub async fn candidates(conn: &mut sqlx::AnyConnection, ladder: &str) -> Result<
          v.remote_url IS NOT NULL \
          FROM version_ladders vl JOIN versions v ON v.id = vl.version_id JOIN bots b ON b.id = v.bot_id \
          LEFT JOIN ratings r ON r.version_id = v.id AND r.ladder = vl.ladder \
-         WHERE vl.ladder = $1 AND v.status = 'active' AND b.retired = 0 AND b.auto_match = 1 ORDER BY v.id",
+         WHERE vl.ladder = $1 AND v.status = 'active' AND v.agent = 0 AND b.retired = 0 AND b.auto_match = 1 \
+         ORDER BY v.id",
     )
     .bind(ladder)
     .fetch_all(&mut *conn)

@@ -44,6 +44,9 @@ pub struct Upload {
     /// Instead of a module: the URL of a bot that is an HTTP or WebSocket
     /// server (a remote bot, for the remote ladders).
     pub url: Option<String>,
+    /// Instead of a module or a URL: an agent bot, an Othello engine on
+    /// its owner's machine that calls the agent API with a bot token.
+    pub agent: bool,
 }
 
 /// A version just added, in `checking`.
@@ -80,6 +83,14 @@ pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploade
             "tick at least one ladder (`ladders` field): {}",
             ladders::names().join(", ")
         )));
+    }
+    if upload.agent {
+        if upload.module.is_some() || upload.url.as_deref().is_some_and(|url| !url.trim().is_empty()) {
+            return Err(Error::Invalid(
+                "an agent bot has neither a `module` nor a `url`: it connects to this server with a bot token".into(),
+            ));
+        }
+        return upload_agent(core, user_id, name, &upload.ladders).await;
     }
     if let Some(url) = upload.url.filter(|url| !url.trim().is_empty()) {
         if upload.module.is_some() {
@@ -251,6 +262,81 @@ async fn upload_remote(core: &Core, user_id: i64, name: String, ladders: &[Strin
         .bind(module)
         .execute(&mut *tx)
         .await?;
+    versions::activate(&mut tx, version_id).await?;
+    sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
+        .bind(bot_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Uploaded {
+        bot_id,
+        name,
+        version_id,
+        number,
+        sha256,
+        ladders: ladder_names,
+        status: crate::model::VersionStatus::Active,
+    })
+}
+
+/// What an agent version's page says of it: its owner's engine is not
+/// here to show.
+pub const AGENT_MODULE: &str = "agent bot: an Othello engine on its owner's machine that calls this server with a bot token \
+     (FlipSight's agent API; wall clock, not reproducible)";
+
+/// Registers `user_id`'s bot `name` as an agent bot on the remote Othello
+/// ladders `ladders` names (any Othello ladder name or alias; another game
+/// is refused: the agent API plays Othello only). The version is active at
+/// once; the bot plays once its owner has issued it a token and its
+/// connector is online. Registering it again changes nothing (409).
+async fn upload_agent(core: &Core, user_id: i64, name: String, ladders: &[String]) -> Result<Uploaded> {
+    let mut ladder_names = Vec::new();
+    for ladder in ladders {
+        let (variant, _) = ladders::parse_any(ladder)?;
+        if !matches!(variant, arbiter_games::Variant::Othello(_)) {
+            return Err(Error::Invalid(format!(
+                "an agent bot plays Othello only (FlipSight's agent API), not {ladder}: tick Othello ladders, \
+                 or register a `url` or upload a `module` for other games"
+            )));
+        }
+        let name = ladders::remote_name(variant);
+        if !ladder_names.contains(&name) {
+            ladder_names.push(name);
+        }
+    }
+    rate_limit(&core.db, &format!("upload:{}", user_id), UPLOADS_PER_MINUTE, 60_000).await?;
+    let sha256 = sha256_hex(format!("agent:{}", name.to_lowercase()).as_bytes());
+    let mut tx = core.db.begin_write().await?;
+    let (bot_id, duplicate) = own_bot_and_duplicate(&mut tx, user_id, &name, &sha256).await?;
+    let (version_id, number) = match duplicate {
+        Some(number) => {
+            // A retired agent bot comes back with its old version (and its
+            // ratings); an active one is already there.
+            let (version_id, status): (i64, String) =
+                sqlx::query_as("SELECT id, status FROM versions WHERE bot_id = $1 AND number = $2")
+                    .bind(bot_id)
+                    .bind(number)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            if status == "active" {
+                return Err(Error::Conflict(format!(
+                    "{name} is already an agent bot (version {number}): issue it a token on its page, or \
+                     change its games in its profile"
+                )));
+            }
+            (version_id, number)
+        }
+        None => {
+            let versions::NewVersion { id, number } =
+                versions::insert_version(&mut tx, bot_id, &sha256, 0, &ladder_names, "checking").await?;
+            sqlx::query("UPDATE versions SET agent = 1, module = $2 WHERE id = $1")
+                .bind(id)
+                .bind(AGENT_MODULE)
+                .execute(&mut *tx)
+                .await?;
+            (id, number)
+        }
+    };
     versions::activate(&mut tx, version_id).await?;
     sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
         .bind(bot_id)

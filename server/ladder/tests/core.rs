@@ -908,6 +908,7 @@ async fn a_match_claimed_ahead_never_waits_behind_a_long_one(ladder: Ladder) {
             ladders: vec![TTT.to_owned()],
             module: Some(wat::parse_str(LOOPING_BOT).expect("valid WAT")),
             url: None,
+            agent: false,
         },
     )
     .await

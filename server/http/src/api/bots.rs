@@ -30,6 +30,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(retire))
         .routes(routes!(update_profile))
         .routes(routes!(put_photo, delete_photo))
+        .routes(routes!(issue_bot_token))
         .routes(routes!(version))
 }
 
@@ -56,6 +57,11 @@ pub struct UploadForm {
     /// plays on the remote ladders of the games in `ladders`, on the wall
     /// clock, and is active at once.
     url: Option<String>,
+    /// Instead of a module or a URL, `true`: an agent bot, an Othello
+    /// engine on its owner's machine that calls `POST /api/agent` with a
+    /// bot token (issued with `POST /api/bots/{name}/token`). Othello
+    /// ladders only; active at once.
+    agent: Option<bool>,
     /// The session's CSRF token (not needed with an API token).
     csrf: Option<String>,
 }
@@ -375,4 +381,45 @@ async fn delete_photo(
     caller.check_csrf(sent_csrf(&headers, None))?;
     let bot = arbiter_ladder::profile::remove_photo(&state.core, caller.user_id, &name).await?;
     Ok(Json(ProfileAnswer { ok: True, bot }))
+}
+
+/// A bot token just issued: the only time it is shown.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BotTokenBody {
+    /// `true`.
+    pub ok: True,
+    /// The bot it speaks for.
+    pub bot: String,
+    /// The token (`arbbot_…`): send it as `Authorization: Bearer` to
+    /// `/api/agent` and `/api/agent/stream`, and nowhere else. It is not
+    /// stored in a form anyone can read back: keep it now.
+    pub token: String,
+}
+
+/// `POST /api/bots/{name}/token`: issues a bot token for an agent bot of
+/// the caller's; its previous token stops working at once. The token speaks
+/// for this bot in the agent API only: it changes no profile or setting
+/// and is refused everywhere else.
+#[utoipa::path(post, path = "/bots/{name}/token", tag = "bots",
+    summary = "Issue a bot token for an agent bot of yours (shown once; the old one is revoked at once)",
+    security(("bearer" = []), ("session" = [])),
+    params(("name" = String, Path, description = "bot name")),
+    responses(
+        (status = 200, description = "the new token", body = BotTokenBody),
+        (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
+        (status = 409, response = ErrorResponse),
+    ))]
+async fn issue_bot_token(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    caller: Caller,
+    headers: axum::http::HeaderMap,
+) -> ApiResult<Json<BotTokenBody>> {
+    caller.check_csrf(sent_csrf(&headers, None))?;
+    let token = arbiter_ladder::agent::tokens::issue(&state.core.db, caller.user_id, &name).await?;
+    Ok(Json(BotTokenBody {
+        ok: True,
+        bot: name,
+        token,
+    }))
 }

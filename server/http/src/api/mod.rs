@@ -8,6 +8,7 @@
 //! deriving [`utoipa::ToSchema`].
 
 pub mod accounts;
+pub mod agent;
 pub mod bots;
 pub mod challenges;
 pub mod events;
@@ -49,6 +50,7 @@ pub fn documented(upload_limit: usize) -> OpenApiRouter<AppState> {
         .merge(challenges::router())
         .merge(tournaments::router())
         .merge(events::router())
+        .merge(agent::router())
         .merge(openapi::router())
         .merge(health::router())
 }

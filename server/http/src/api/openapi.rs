@@ -7,6 +7,7 @@ use crate::server::AppState;
 use axum::Json;
 use serde_json::Value;
 use std::sync::OnceLock;
+use utoipa::openapi::schema::{AdditionalProperties, Schema};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ComponentsBuilder, InfoBuilder, OpenApi, OpenApiVersion, Paths, Ref, RefOr};
 use utoipa::{PartialSchema, ToResponse};
@@ -96,6 +97,15 @@ pub fn openapi() -> OpenApi {
         "AnyLadderName".into(),
         <crate::api::ladders::AnyLadderName as utoipa::PartialSchema>::schema(),
     );
+    // Each action of the agent API is a closed object too (utoipa leaves
+    // an internally tagged enum's alternatives open).
+    if let Some(RefOr::T(Schema::OneOf(actions))) = components.schemas.get_mut("AgentRequest") {
+        for action in &mut actions.items {
+            if let RefOr::T(Schema::Object(object)) = action {
+                object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+            }
+        }
+    }
     components.responses.insert(name.into(), response);
     components.add_security_scheme(
         "bearer",
@@ -103,6 +113,17 @@ pub fn openapi() -> OpenApi {
             HttpBuilder::new()
                 .scheme(HttpAuthScheme::Bearer)
                 .description(Some("an API token from POST /api/tokens"))
+                .build(),
+        ),
+    );
+    components.add_security_scheme(
+        "bot_token",
+        SecurityScheme::Http(
+            HttpBuilder::new()
+                .scheme(HttpAuthScheme::Bearer)
+                .description(Some(
+                    "an agent bot's token from POST /api/bots/{name}/token, for /api/agent and /api/agent/stream only",
+                ))
                 .build(),
         ),
     );
@@ -167,11 +188,18 @@ mod tests {
                 };
                 let pointer = target.strip_prefix('#').expect("a local reference");
                 let resolved = document.pointer(pointer).expect("the body schema");
-                assert_eq!(
-                    resolved["additionalProperties"],
-                    serde_json::Value::Bool(false),
-                    "{method} {path}: {target} is not closed"
-                );
+                // One object, or one of several (the agent API's actions).
+                let alternatives = match resolved["oneOf"].as_array() {
+                    Some(alternatives) => alternatives.iter().collect(),
+                    None => vec![resolved],
+                };
+                for alternative in alternatives {
+                    assert_eq!(
+                        alternative["additionalProperties"],
+                        serde_json::Value::Bool(false),
+                        "{method} {path}: {target} is not closed"
+                    );
+                }
                 bodies += 1;
             }
         }

@@ -272,6 +272,8 @@ struct RemoteUploadPage {
     url: String,
     /// Why the last registration was refused (the form shown again).
     error: Option<String>,
+    /// The agent bot's form (no URL; Othello ladders only).
+    agent: bool,
 }
 
 /// `GET /upload/remote`: the form that registers a remote bot.
@@ -279,7 +281,17 @@ pub async fn upload_remote(State(state): State<AppState>, viewer: Viewer) -> Sit
     remote_upload_page(&state, &viewer, "", "", &[], None).await
 }
 
-/// The remote bot form for `viewer`, filled in as sent, with `error`.
+/// `GET /upload/agent`: the form that registers an agent bot.
+pub async fn upload_agent(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
+    remote_upload_page(&state, &viewer, "", AGENT, &[], None).await
+}
+
+/// What [`remote_upload_page`] takes for `url` to show the agent bot's
+/// form.
+pub(super) const AGENT: &str = "agent:";
+
+/// The remote bot form for `viewer`, filled in as sent, with `error`; the
+/// agent bot's form when `url` is [`AGENT`].
 pub(super) async fn remote_upload_page(
     _state: &AppState,
     viewer: &Viewer,
@@ -300,13 +312,23 @@ pub(super) async fn remote_upload_page(
         })
         .collect();
     let ticked: Vec<&str> = ticked.iter().map(String::as_str).collect();
+    let agent = url == AGENT;
+    let mut ladders = ladder_options(&ticked);
+    if agent {
+        ladders.retain(|ladder| ladder.name.starts_with("othello:"));
+    }
     Ok(render(&RemoteUploadPage {
         nav: viewer.nav("upload"),
-        title: "Register a remote bot".into(),
-        ladders: ladder_options(&ticked),
+        title: if agent {
+            "Register an agent bot".into()
+        } else {
+            "Register a remote bot".into()
+        },
+        ladders,
         name: name.to_owned(),
-        url: url.to_owned(),
+        url: if agent { String::new() } else { url.to_owned() },
         error,
+        agent,
     }))
 }
 

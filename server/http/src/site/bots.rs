@@ -127,6 +127,8 @@ struct BotPage {
     concurrent_matches: i64,
     /// The ladders its active version plays.
     supported_games: Vec<String>,
+    /// An agent bot (FlipSight's agent API): its owner may issue a token.
+    agent: bool,
 }
 
 /// Matches a bot page reads for its chart and head-to-head table: the
@@ -201,7 +203,9 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
     head_to_head.sort_by(|x, y| y.matches.cmp(&x.matches).then_with(|| x.opponent.cmp(&y.opponent)));
 
     let matches = match_rows::recent_for_bot(&state, bot.id, 20).await?;
+    let agent = arbiter_ladder::agent::tokens::is_agent_bot(&state.core.db, bot.id.0).await?;
     Ok(render(&BotPage {
+        agent,
         nav: viewer.nav("bots"),
         title: format!("{} — bot", bot.name),
         name: bot.name,

@@ -387,6 +387,7 @@ pub async fn upload(State(state): State<AppState>, viewer: Viewer, form: Multipa
             ladders: form.upload.ladders.clone(),
             module: None,
             url: form.upload.url.clone(),
+            agent: form.upload.agent,
         },
         csrf: None,
     };
@@ -403,7 +404,11 @@ async fn upload_again(state: &AppState, viewer: &Viewer, sent: &UploadForm, erro
         return Err(error.back_to("/upload"));
     }
     let name = sent.upload.name.clone().unwrap_or_default();
-    if let Some(url) = &sent.upload.url {
+    let url = match &sent.upload.url {
+        _ if sent.upload.agent => Some(super::account::AGENT),
+        url => url.as_deref(),
+    };
+    if let Some(url) = url {
         let mut page = super::account::remote_upload_page(
             state,
             viewer,
@@ -571,4 +576,37 @@ pub async fn profile(
         .await
         .map_err(|e| SiteError::from(crate::error::ApiError(e)).back_to(&back))?;
     Ok(see_other(&format!("/bots/{}", bot.name)))
+}
+
+/// A bot token just issued on the site.
+#[derive(askama::Template)]
+#[template(path = "bot_token.html", config = "../../web/askama.toml")]
+struct BotTokenPage {
+    nav: super::Nav,
+    title: String,
+    name: String,
+    token: String,
+}
+
+/// `POST /bots/{name}/token`: issues a bot token for the caller's agent bot
+/// and shows it, once, on a page that is not stored (its previous token
+/// stops working at once).
+pub async fn issue_bot_token(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    viewer: Viewer,
+    FormBody(form): FormBody<CsrfForm>,
+) -> FormResult {
+    let back = format!("/bots/{name}");
+    let caller = session_caller(&viewer, form.csrf.as_deref(), &back)?;
+    let token = arbiter_ladder::agent::tokens::issue(&state.core.db, caller.user_id, &name)
+        .await
+        .map_err(|error| SiteError::from(error).back_to(&back))?;
+    let page = super::render(&BotTokenPage {
+        nav: viewer.nav("bots"),
+        title: format!("Bot token of {name}"),
+        name,
+        token,
+    });
+    Ok((no_store(), page).into_response())
 }

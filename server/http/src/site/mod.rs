@@ -79,6 +79,7 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
                 arbiter_ladder::profile::MAX_PHOTO_BYTES + 64 * 1024,
             )),
         )
+        .route("/bots/{name}/token", post(forms::issue_bot_token))
         .route("/matches/{id}", get(matches::page))
         .route(
             "/upload",
@@ -87,6 +88,7 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
                 .layer(axum::extract::DefaultBodyLimit::max(upload_limit)),
         )
         .route("/upload/remote", get(account::upload_remote))
+        .route("/upload/agent", get(account::upload_agent))
         .route("/account", get(account::account))
         .route("/account/token", post(forms::issue_token))
         .route("/signup", get(account::signup).post(forms::sign_up))

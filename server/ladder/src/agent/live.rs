@@ -474,11 +474,13 @@ impl LiveMatch {
         if !state.is_active() {
             return Err((Refusal::LegFinished, change));
         }
-        if state.mover() != participant {
-            return Err((Refusal::NotYourTurn, change));
-        }
+        // A move computed for a position that changed since is stale,
+        // whoever is to move now.
         if i64::from(state.revision) != revision {
             return Err((Refusal::StaleRevision, change));
+        }
+        if state.mover() != participant {
+            return Err((Refusal::NotYourTurn, change));
         }
         let mv = parse_move(value, mode).map_err(|refusal| (refusal, change))?;
         let reply = json!({ "move": value }).to_string();

@@ -198,7 +198,18 @@ struct HallInner {
     state: Mutex<HallState>,
     wake: Notify,
     house: house::HousePlayers,
+    /// The bot directory as last read, and when: every poll shows it, so
+    /// it is read at most once per [`DIRECTORY_TTL`] (and again after a
+    /// match is recorded, which changes ratings).
+    directory: Mutex<Option<DirectoryRead>>,
 }
+
+/// The bot directory as read at an instant.
+type DirectoryRead = (std::time::Instant, Arc<Vec<directory::Entry>>);
+
+/// How long the bot directory is reused before it is read again: polls
+/// show ratings and profiles at most this old.
+const DIRECTORY_TTL: Duration = Duration::from_millis(1000);
 
 /// The agent hall (cheap to clone; clones share it).
 #[derive(Clone)]
@@ -252,6 +263,7 @@ impl Hall {
                 state: Mutex::new(HallState::default()),
                 wake: Notify::new(),
                 house: house::HousePlayers::default(),
+                directory: Mutex::new(None),
             }),
         }
     }
@@ -264,6 +276,47 @@ impl Hall {
     /// The hall's time now (Unix milliseconds unless a test's clock).
     pub fn now(&self) -> i64 {
         self.inner.clock.now()
+    }
+
+    /// The bot directory, read again when older than [`DIRECTORY_TTL`] or
+    /// when it lacks `bot` (just registered, or back from retirement).
+    async fn directory_with(&self, core: &Core, bot: i64) -> Result<Arc<Vec<directory::Entry>>> {
+        let entries = self.directory(core).await?;
+        if entries.iter().any(|entry| entry.id == bot) {
+            return Ok(entries);
+        }
+        self.forget_directory();
+        self.directory(core).await
+    }
+
+    /// The bot directory, read again when older than [`DIRECTORY_TTL`].
+    async fn directory(&self, core: &Core) -> Result<Arc<Vec<directory::Entry>>> {
+        let cached = |slot: &Mutex<Option<DirectoryRead>>| {
+            slot.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .as_ref()
+                .filter(|(read, _)| read.elapsed() < DIRECTORY_TTL)
+                .map(|(_, entries)| entries.clone())
+        };
+        if let Some(entries) = cached(&self.inner.directory) {
+            return Ok(entries);
+        }
+        let entries = Arc::new(directory::list(core).await?);
+        *self
+            .inner
+            .directory
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((std::time::Instant::now(), entries.clone()));
+        Ok(entries)
+    }
+
+    /// Forgets the directory read (ratings or bots changed).
+    fn forget_directory(&self) {
+        *self
+            .inner
+            .directory
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     }
 
     fn lock(&self) -> MutexGuard<'_, HallState> {
@@ -337,7 +390,7 @@ impl Hall {
             }
         }
         self.tick_matches(core);
-        let bots = directory::list(core).await?;
+        let bots = self.directory_with(core, bot.id).await?;
         let state = self.lock();
         let object = |entry: &directory::Entry| {
             entry.view(
@@ -367,7 +420,7 @@ impl Hall {
     /// `agent_challenge`: `bot` challenges `target` (an id or a name) to a
     /// match of `mode`. A house bot accepts at once.
     pub async fn challenge(&self, core: &Core, bot: &AgentBot, target: Target, mode: Mode) -> Result<i64> {
-        let bots = directory::list(core).await?;
+        let bots = self.directory_with(core, bot.id).await?;
         let Some(me) = bots.iter().find(|entry| entry.id == bot.id) else {
             return Err(Error::Conflict("bot is not on a remote Othello ladder".into()));
         };
@@ -769,6 +822,7 @@ impl Hall {
         let Some(replay) = replay else { return };
         match crate::worker::record_hall_match(core, &self.inner.id, id, &ladder, versions, ranked, replay).await {
             Ok(Some(ratings)) => {
+                self.forget_directory();
                 if let Some(m) = self.lock().matches.get_mut(&id) {
                     m.ratings = ratings;
                     m.revision += 1;
@@ -833,7 +887,7 @@ impl Hall {
         if !anyone {
             return Ok(());
         }
-        let bots = directory::list(core).await?;
+        let bots = self.directory(core).await?;
         let waiting: Vec<&directory::Entry> = {
             let state = self.lock();
             bots.iter()

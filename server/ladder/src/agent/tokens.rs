@@ -4,8 +4,8 @@
 //! setting.
 
 use super::AgentBot;
-use crate::auth::{new_secret, secret_hash};
-use crate::db::{Db, now_ms};
+use crate::auth::secret_hash;
+use crate::db::Db;
 use crate::error::{Error, Result};
 use sqlx::Row;
 
@@ -35,17 +35,7 @@ pub async fn issue(db: &Db, user_id: i64, name: &str) -> Result<String> {
             "{name} is not an agent bot: register it as one (kind `agent`) to get a bot token"
         )));
     }
-    let token = format!("{BOT_TOKEN_PREFIX}{}", new_secret()?);
-    sqlx::query(
-        "INSERT INTO bot_tokens (bot_id, token_hash, created_ms) VALUES ($1, $2, $3) \
-         ON CONFLICT (bot_id) DO UPDATE SET token_hash = excluded.token_hash, created_ms = excluded.created_ms",
-    )
-    .bind(bot_id)
-    .bind(secret_hash(&token))
-    .bind(now_ms())
-    .execute(&db.pool)
-    .await?;
-    Ok(token)
+    crate::auth::replace_token(db, crate::auth::TokenTable::Bot, bot_id).await
 }
 
 /// The agent bot a token belongs to. 401 `invalid bot credential` for a
@@ -68,4 +58,15 @@ pub async fn bot_by_token(db: &Db, token: &str) -> Result<AgentBot> {
         owner: row.try_get(2)?,
         version: row.try_get(3)?,
     })
+}
+
+/// Whether bot `bot_id` has an active agent version (and so may hold a bot
+/// token).
+pub async fn is_agent_bot(db: &Db, bot_id: i64) -> Result<bool> {
+    let count: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM versions WHERE bot_id = $1 AND agent = 1 AND status = 'active'")
+            .bind(bot_id)
+            .fetch_one(&db.pool)
+            .await?;
+    Ok(count > 0)
 }

@@ -102,6 +102,7 @@ impl Ladder {
                 ladders: vec![ladder.to_owned()],
                 module: Some(house_wasm(house).to_vec()),
                 url: None,
+                agent: false,
             },
         )
         .await
