@@ -212,6 +212,20 @@ async fn fifty_agent_bots_stream_and_poll_while_the_ladders_play() {
             .fetch_one(&db.pool)
             .await
             .expect("a count");
+    let sandboxed: Vec<(String, String, i64)> = sqlx::query_as(
+        "SELECT ladder, status, COUNT(*) FROM matches WHERE ladder NOT LIKE 'remote:%' GROUP BY ladder, status",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .expect("counts");
+    // The hall's matches take no worker and count against no cap: the
+    // scheduler keeps the sandboxed ladders supplied throughout.
+    let in_flight: i64 = sandboxed
+        .iter()
+        .filter(|(_, status, _)| status == "queued" || status == "running")
+        .map(|(_, _, n)| n)
+        .sum();
+    assert!(in_flight > 0, "sandboxed ladders at the end: {sandboxed:?}");
     let mut tally = std::mem::take(&mut *tally.lock().expect("tally"));
     let (polls, moves) = (tally.poll_ms.len(), tally.moves);
     let report = format!(

@@ -207,10 +207,13 @@ pub async fn run(core: Core, config: SchedulerConfig, mut stop: watch::Receiver<
     }
 }
 
-/// Ranked matches queued or running, per ladder.
+/// Ranked matches queued or running, per ladder: those the workers play
+/// (the agent hall's, claimed by `hall-…`, take no worker and count against
+/// no cap).
 async fn ranked_in_flight(db: &Db) -> Result<HashMap<LadderId, usize>, sqlx::Error> {
     let rows = sqlx::query(
-        "SELECT ladder, COUNT(*) FROM matches WHERE kind = $1 AND status IN ('queued', 'running') GROUP BY ladder",
+        "SELECT ladder, COUNT(*) FROM matches WHERE kind = $1 AND status IN ('queued', 'running') \
+         AND (claimed_by IS NULL OR claimed_by NOT LIKE 'hall-%') GROUP BY ladder",
     )
     .bind(MatchKind::Ranked.as_str())
     .fetch_all(&db.pool)
@@ -287,7 +290,8 @@ async fn top_up(db: &Db, config: &SchedulerConfig, ladder: &LadderId, total: usi
         sqlx::query(ADVISORY_KEY).execute(&mut *tx).await?;
     }
     let here: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM matches WHERE ladder = $1 AND kind = $2 AND status IN ('queued', 'running')",
+        "SELECT COUNT(*) FROM matches WHERE ladder = $1 AND kind = $2 AND status IN ('queued', 'running') \
+         AND (claimed_by IS NULL OR claimed_by NOT LIKE 'hall-%')",
     )
     .bind(ladder.as_str())
     .bind(MatchKind::Ranked.as_str())
