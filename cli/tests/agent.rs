@@ -105,6 +105,15 @@ async fn agent_bot(server: &TestServer, user: &str, name: &str) -> (i64, String,
     (body["bot"]["id"].as_i64().expect("an id"), token, client)
 }
 
+/// The house bot `othello-greedy` among a poll's bots.
+fn greedy(polled: &Value) -> Value {
+    polled["bots"]
+        .as_array()
+        .and_then(|bots| bots.iter().find(|b| b["name"] == "othello-greedy"))
+        .unwrap_or_else(|| panic!("othello-greedy among the bots: {polled}"))
+        .clone()
+}
+
 /// The match `id` as `agent` polls it.
 async fn polled_match(agent: &Agent, id: i64) -> Value {
     let polled = agent.poll().await;
@@ -460,12 +469,7 @@ async fn an_agent_bot_plays_a_house_bot_that_moves_on_its_own() {
     let server = TestServer::start().await;
     let (ann_id, token, _) = agent_bot(&server, "ann", "ann-engine").await;
     let ann = Agent::new(&server, &token);
-    let seen = ann.poll().await;
-    let house = seen["bots"]
-        .as_array()
-        .and_then(|bots| bots.iter().find(|b| b["name"] == "othello-greedy"))
-        .unwrap_or_else(|| panic!("othello-greedy among the bots: {seen}"))
-        .clone();
+    let house = greedy(&ann.poll().await);
     assert_eq!(house["is_builtin"], true, "{house}");
     let id = ann
         .ok(json!({ "action": "agent_challenge", "target_id": house["id"] }))
@@ -508,6 +512,20 @@ async fn an_agent_bot_plays_a_house_bot_that_moves_on_its_own() {
         .map(|l| l["history"].as_array().map_or(0, Vec::len))
         .sum();
     assert_eq!(turns, moves, "one turn per move played: {parsed}");
+    // Every move with its time on the server's clock, in order.
+    for game in parsed["games"].as_array().expect("games") {
+        let times: Vec<i64> = game["turns"]
+            .as_array()
+            .expect("turns")
+            .iter()
+            .filter_map(|t| t["at_ms"].as_i64())
+            .collect();
+        assert_eq!(times.len(), game["turns"].as_array().map_or(0, Vec::len), "{game}");
+        assert!(
+            times.windows(2).all(|w| w[0] <= w[1]) && times[0] > 1_700_000_000_000,
+            "{times:?}"
+        );
+    }
     verify_replay(&server, id).await;
     // A move changed in the file is caught.
     let dir = tempfile::tempdir().expect("a folder");
@@ -758,11 +776,7 @@ async fn automatic_matching_pairs_online_bots_and_leaves_practice_alone() {
     // The practising bot was never paired, and its own matches are unrated.
     let polled = cid.ok(practice.clone()).await;
     assert!(polled["matches"].as_array().is_some_and(Vec::is_empty), "{polled}");
-    let house = polled["bots"]
-        .as_array()
-        .and_then(|bots| bots.iter().find(|b| b["name"] == "othello-greedy"))
-        .expect("a house bot")
-        .clone();
+    let house = greedy(&polled);
     let id = cid
         .ok(json!({ "action": "agent_challenge", "target_id": house["id"] }))
         .await["match_id"]
@@ -809,12 +823,7 @@ async fn arbiter_connect_plays_a_match_with_an_engine() {
     let server = TestServer::start().await;
     let (_, token, _) = agent_bot(&server, "ann", "ann-engine").await;
     let ann = Agent::new(&server, &token);
-    let seen = ann.poll().await;
-    let house = seen["bots"]
-        .as_array()
-        .and_then(|bots| bots.iter().find(|b| b["name"] == "othello-greedy"))
-        .expect("a house bot")
-        .clone();
+    let house = greedy(&ann.poll().await);
     // The example engine, and the Python and JavaScript kits' templates
     // run natively: each plays a whole match.
     for engine in [

@@ -344,6 +344,7 @@ fn play_game<G: Game<Record: Into<GameSpecificRecord>>>(
                 action: None,
                 spent,
                 fault: None,
+                at_ms: None,
             };
             let fault = match (fault, reply) {
                 (Some(fault), _) => Some((reason_of(&fault), fault.to_string())),

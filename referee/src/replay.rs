@@ -196,6 +196,11 @@ pub struct TurnRecord {
     /// The fault this turn ended in, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<FinishReason>,
+    /// When the turn ended on the server's clock (Unix milliseconds), for
+    /// matches played on it (agent bots' matches); absent from matches the
+    /// referee plays, whose replays are the same bytes on any clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_ms: Option<i64>,
 }
 
 /// The result of a match, per participant.

@@ -190,14 +190,7 @@ async fn own_bot_and_duplicate(
 /// connects to it here. There is no smoke match: a remote bot's first
 /// matches show whether it answers.
 async fn upload_remote(core: &Core, user_id: i64, name: String, ladders: &[String], url: &str) -> Result<Uploaded> {
-    let mut ladder_names = Vec::new();
-    for ladder in ladders {
-        let (variant, _) = ladders::parse_any(ladder)?;
-        let name = ladders::remote_name(variant);
-        if !ladder_names.contains(&name) {
-            ladder_names.push(name);
-        }
-    }
+    let ladder_names = remote_ladders(ladders, false)?;
     let url =
         arbiter_remote::BotUrl::parse(url).map_err(|e| Error::Invalid(format!("the bot URL was refused: {e}")))?;
     rate_limit(&core.db, &format!("upload:{}", user_id), UPLOADS_PER_MINUTE, 60_000).await?;
@@ -262,21 +255,8 @@ async fn upload_remote(core: &Core, user_id: i64, name: String, ladders: &[Strin
         .bind(module)
         .execute(&mut *tx)
         .await?;
-    versions::activate(&mut tx, version_id).await?;
-    sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
-        .bind(bot_id)
-        .execute(&mut *tx)
-        .await?;
-    tx.commit().await?;
-    Ok(Uploaded {
-        bot_id,
-        name,
-        version_id,
-        number,
-        sha256,
-        ladders: ladder_names,
-        status: crate::model::VersionStatus::Active,
-    })
+    let version = versions::NewVersion { id: version_id, number };
+    activate_and_commit(tx, bot_id, name, version, sha256, ladder_names).await
 }
 
 /// What an agent version's page says of it: its owner's engine is not
@@ -290,20 +270,7 @@ pub const AGENT_MODULE: &str = "agent bot: an Othello engine on its owner's mach
 /// once; the bot plays once its owner has issued it a token and its
 /// connector is online. Registering it again changes nothing (409).
 async fn upload_agent(core: &Core, user_id: i64, name: String, ladders: &[String]) -> Result<Uploaded> {
-    let mut ladder_names = Vec::new();
-    for ladder in ladders {
-        let (variant, _) = ladders::parse_any(ladder)?;
-        if !matches!(variant, arbiter_games::Variant::Othello(_)) {
-            return Err(Error::Invalid(format!(
-                "an agent bot plays Othello only (FlipSight's agent API), not {ladder}: tick Othello ladders, \
-                 or register a `url` or upload a `module` for other games"
-            )));
-        }
-        let name = ladders::remote_name(variant);
-        if !ladder_names.contains(&name) {
-            ladder_names.push(name);
-        }
-    }
+    let ladder_names = remote_ladders(ladders, true)?;
     rate_limit(&core.db, &format!("upload:{}", user_id), UPLOADS_PER_MINUTE, 60_000).await?;
     let sha256 = sha256_hex(format!("agent:{}", name.to_lowercase()).as_bytes());
     let mut tx = core.db.begin_write().await?;
@@ -337,7 +304,22 @@ async fn upload_agent(core: &Core, user_id: i64, name: String, ladders: &[String
             (id, number)
         }
     };
-    versions::activate(&mut tx, version_id).await?;
+    let version = versions::NewVersion { id: version_id, number };
+    activate_and_commit(tx, bot_id, name, version, sha256, ladder_names).await
+}
+
+/// Makes the new remote or agent version `version` of `bot_id` the active
+/// one (the bot unretired) and commits: the last step of a registration
+/// that needs no check.
+async fn activate_and_commit(
+    mut tx: crate::db::Writing<sqlx::Transaction<'static, sqlx::Any>>,
+    bot_id: i64,
+    name: String,
+    version: versions::NewVersion,
+    sha256: String,
+    ladders: Vec<String>,
+) -> Result<Uploaded> {
+    versions::activate(&mut tx, version.id).await?;
     sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
         .bind(bot_id)
         .execute(&mut *tx)
@@ -346,12 +328,33 @@ async fn upload_agent(core: &Core, user_id: i64, name: String, ladders: &[String
     Ok(Uploaded {
         bot_id,
         name,
-        version_id,
-        number,
+        version_id: version.id,
+        number: version.number,
         sha256,
-        ladders: ladder_names,
+        ladders,
         status: crate::model::VersionStatus::Active,
     })
+}
+
+/// The remote ladders of the games `ladders` names (any ladder name or
+/// alias, `remote:` names too), each once; with `othello_only`, another
+/// game is refused (the agent API plays Othello only).
+fn remote_ladders(ladders: &[String], othello_only: bool) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for ladder in ladders {
+        let (variant, _) = ladders::parse_any(ladder)?;
+        if othello_only && !matches!(variant, arbiter_games::Variant::Othello(_)) {
+            return Err(Error::Invalid(format!(
+                "an agent bot plays Othello only (FlipSight's agent API), not {ladder}: tick Othello ladders, \
+                 or register a `url` or upload a `module` for other games"
+            )));
+        }
+        let name = ladders::remote_name(variant);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    Ok(names)
 }
 
 /// Retires `user_id`'s bot `name`: it stops playing, and its active or

@@ -232,6 +232,7 @@ impl Leg {
             action: None,
             spent: spent_of(spent),
             fault: Some(FinishReason::Timeout),
+            at_ms: Some(deadline),
         });
         let [lost, won] = mode.result_discs();
         let mut discs = [won, won];
@@ -551,6 +552,7 @@ impl LiveMatch {
             action: None,
             spent: spent_of(spent),
             fault: Some(reason),
+            at_ms: Some(now),
         });
         let [lost, won] = mode.result_discs();
         let mut discs = [won, won];
@@ -592,6 +594,7 @@ impl LiveMatch {
             action: Some(arbiter_games::othello::move_name(mv, size)),
             spent: spent_of(spent),
             fault: None,
+            at_ms: Some(now),
         });
         state.turn_started_ms = now;
         state.revision += 1;
