@@ -614,8 +614,13 @@ impl LiveMatch {
         if self.status != Status::Running {
             return change;
         }
+        let agents = [self.participants[0].agent, self.participants[1].agent];
         for leg in &mut self.legs {
-            if leg.is_active() && leg.deadline_ms() <= now {
+            // A house bot's clock is its fuel: however long the machine
+            // takes to run its move, only the fuel it burns is charged
+            // (its budget is what its clock has left).
+            let on_the_wall = agents[usize::from(leg.mover())];
+            if leg.is_active() && on_the_wall && leg.deadline_ms() <= now {
                 leg.time_out(self.mode);
                 change.changed = true;
             }
@@ -914,6 +919,31 @@ mod tests {
         let mv = l.game.position().legal_squares().first().map_or(-1, |&s| i64::from(s));
         let (mover, revision) = (l.mover(), i64::from(l.revision()));
         m.play(mover, leg as i64, revision, &Value::from(mv), now)
+    }
+
+    #[test]
+    fn a_house_bot_is_timed_by_its_fuel_not_by_the_wall() {
+        let mut m = LiveMatch::new(
+            7,
+            "remote:othello:std".into(),
+            Mode::Std,
+            42,
+            [participant(1, true), participant(2, false)],
+            60_000,
+            true,
+            false,
+            1_000,
+            120_000,
+        );
+        m.start(1_000);
+        // Leg 1: the house bot (participant 1) is black and moves first.
+        assert_eq!(m.legs()[1].mover(), 1);
+        // Long past its clock on the wall (a busy machine): not a timeout.
+        m.advance(1_000 + 600_000);
+        assert!(m.legs()[1].is_active(), "the house bot's leg is still on");
+        // The agent's leg times out on the wall.
+        assert!(!m.legs()[0].is_active(), "the agent's clock ran out");
+        assert_eq!(m.legs()[0].status, LegStatus::Timeout);
     }
 
     #[test]

@@ -198,6 +198,10 @@ struct HallInner {
     state: Mutex<HallState>,
     wake: Notify,
     house: house::HousePlayers,
+    /// House moves computed at once, at most one per core: many agents
+    /// challenging house bots queue for the machine instead of flooding
+    /// it (a house bot's clock is its fuel, so waiting costs it nothing).
+    house_slots: Arc<tokio::sync::Semaphore>,
     /// The bot directory as last read, and when: every poll shows it, so
     /// it is read at most once per [`DIRECTORY_TTL`] (and again after a
     /// match is recorded, which changes ratings).
@@ -263,6 +267,9 @@ impl Hall {
                 state: Mutex::new(HallState::default()),
                 wake: Notify::new(),
                 house: house::HousePlayers::default(),
+                house_slots: Arc::new(tokio::sync::Semaphore::new(
+                    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+                )),
                 directory: Mutex::new(None),
             }),
         }
@@ -758,46 +765,62 @@ impl Hall {
         }
     }
 
-    /// Computes a house bot's move in a blocking thread, then plays it.
+    /// Computes a house bot's move in a blocking thread (when a slot is
+    /// free), then plays it.
     fn move_house(&self, core: &Core, id: i64, leg: usize) {
-        let (request, revision, module, budget_ms) = {
+        let turn = {
             let state = self.lock();
             let Some(m) = state.matches.get(&id) else { return };
             let Some(l) = m.legs().get(leg) else { return };
             let participant = &m.participants[usize::from(l.mover())];
             let now = self.now();
             let remaining = u64::try_from(l.remaining_ms(now)).unwrap_or(0);
-            let request = l.request(id, leg as u8, now, remaining).to_line();
-            (
-                request,
-                l.revision(),
-                participant.info.sha256.clone().unwrap_or_default(),
-                remaining,
-            )
+            HouseTurn {
+                id,
+                leg,
+                request: l.request(id, leg as u8, now, remaining).to_line(),
+                revision: l.revision(),
+                module: participant.info.sha256.clone().unwrap_or_default(),
+                budget_ms: remaining,
+            }
         };
         let hall = self.clone();
         let core = core.clone();
-        let runtime = tokio::runtime::Handle::current();
-        runtime.spawn_blocking(move || {
-            let answer = hall.inner.house.turn(&core, id, leg, &module, &request, budget_ms);
-            let now = hall.now();
-            let ended = {
-                let mut state = hall.lock();
-                state.thinking.remove(&(id, leg));
-                let change = state
-                    .matches
-                    .get_mut(&id)
-                    .and_then(|m| m.play_house(leg, revision, answer, now));
-                if change.is_some_and(|c| c.ended) {
-                    state.to_record.push(id);
-                }
-                change.is_some()
-            };
-            if ended {
-                hall.notify(id);
-            }
-            hall.inner.wake.notify_one();
+        let slots = self.inner.house_slots.clone();
+        tokio::spawn(async move {
+            let Ok(slot) = slots.acquire_owned().await else { return };
+            let _ = tokio::task::spawn_blocking(move || {
+                let _slot = slot;
+                hall.house_move(&core, &turn);
+            })
+            .await;
         });
+    }
+
+    /// Runs a house bot's move (blocking) and plays it.
+    fn house_move(&self, core: &Core, turn: &HouseTurn) {
+        let HouseTurn { id, leg, .. } = *turn;
+        let answer = self
+            .inner
+            .house
+            .turn(core, id, leg, &turn.module, &turn.request, turn.budget_ms);
+        let now = self.now();
+        let changed = {
+            let mut state = self.lock();
+            state.thinking.remove(&(id, leg));
+            let change = state
+                .matches
+                .get_mut(&id)
+                .and_then(|m| m.play_house(leg, turn.revision, answer, now));
+            if change.is_some_and(|c| c.ended) {
+                state.to_record.push(id);
+            }
+            change.is_some()
+        };
+        if changed {
+            self.notify(id);
+        }
+        self.inner.wake.notify_one();
     }
 
     /// Writes an ended match: the result, replay and rating change, or
@@ -939,6 +962,17 @@ impl Hall {
     pub fn id(&self) -> &str {
         &self.inner.id
     }
+}
+
+/// One house move to compute.
+struct HouseTurn {
+    id: i64,
+    leg: usize,
+    request: String,
+    revision: u32,
+    /// The house bot's module (a blob key).
+    module: String,
+    budget_ms: u64,
 }
 
 /// Who `agent_challenge` names.
