@@ -488,15 +488,7 @@ async fn an_agent_bot_plays_a_house_bot_that_moves_on_its_own() {
     }
     // The replay: every move with its time; `verify` re-checks legality.
     assert_eq!(ended_row(&server, id).await, "finished");
-    let replay = server
-        .client()
-        .raw(support::Method::GET, &format!("/api/matches/{id}/replay"))
-        .send()
-        .await
-        .expect("the replay")
-        .bytes()
-        .await
-        .expect("its bytes");
+    let replay = replay_bytes(&server, id).await;
     let parsed: Value = serde_json::from_slice(&replay).expect("JSON");
     assert_eq!(parsed["reproducible"], false, "{parsed}");
     let turns: usize = parsed["games"]
@@ -877,9 +869,9 @@ async fn arbiter_connect_plays_a_match_with_an_engine() {
     assert_eq!(code, Some(3), "{output}");
 }
 
-/// Downloads match `id`'s replay and checks it with `arbiter verify`.
-async fn verify_replay(server: &TestServer, id: i64) {
-    let replay = server
+/// Match `id`'s replay as served.
+async fn replay_bytes(server: &TestServer, id: i64) -> Vec<u8> {
+    server
         .client()
         .raw(support::Method::GET, &format!("/api/matches/{id}/replay"))
         .send()
@@ -887,7 +879,13 @@ async fn verify_replay(server: &TestServer, id: i64) {
         .expect("the replay")
         .bytes()
         .await
-        .expect("its bytes");
+        .expect("its bytes")
+        .to_vec()
+}
+
+/// Downloads match `id`'s replay and checks it with `arbiter verify`.
+async fn verify_replay(server: &TestServer, id: i64) {
+    let replay = replay_bytes(server, id).await;
     let dir = tempfile::tempdir().expect("a folder");
     let file = dir.path().join("replay.json");
     std::fs::write(&file, &replay).expect("written");
