@@ -56,6 +56,10 @@ pub struct Args {
     /// default reports on held-out seeds from 1000.
     #[arg(long, default_value_t = REPORTING_SEEDS)]
     seed: u64,
+    /// Percent of the Halite-style matchmaker's pairings that draw the
+    /// opponent from the whole pool (pairings independent of the results).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+    explore: u32,
     /// Runs per matchmaker (medians and means over them).
     #[arg(long, default_value_t = 5)]
     runs: u64,
@@ -104,6 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         seed: args.seed,
         rating: args.rating,
         strengths: Vec::new(),
+        explore: args.explore,
     };
     println!(
         "{} bots (+{} arriving, {} replaced), {} matches per run, {} runs, spread {} Elo, draw rate {}, non-transitivity {}, first move +{}",
@@ -190,7 +195,7 @@ fn print_table(results: &[(Summary, Vec<Point>)]) {
         None => format!("never ({runs}/{of})"),
     };
     println!(
-        "{:<12} {:>15} {:>15} {:>9} {:>15} {:>14} {:>15} {:>11} {:>9}",
+        "{:<12} {:>15} {:>15} {:>9} {:>15} {:>14} {:>15} {:>10} {:>11} {:>9}",
         "matchmaker",
         "τ≥0.85 held",
         "τ≥0.9 held",
@@ -198,6 +203,7 @@ fn print_table(results: &[(Summary, Vec<Point>)]) {
         "placed 1st/held",
         "G-2 scale/RMS",
         "fit scale/RMS",
+        "replayed",
         "most/avg",
         "rematches"
     );
@@ -215,7 +221,7 @@ fn print_table(results: &[(Summary, Vec<Point>)]) {
             )
         };
         println!(
-            "{:<12} {:>15} {:>15} {:>9} {:>15} {:>14} {:>15} {:>11} {:>8.1}%",
+            "{:<12} {:>15} {:>15} {:>9} {:>15} {:>14} {:>15} {:>10.3} {:>11} {:>8.1}%",
             s.matchmaker.to_string(),
             median(s.tau_sustained[0], s.tau_runs[0], s.runs),
             median(s.tau_sustained[1], s.tau_runs[1], s.runs),
@@ -223,6 +229,7 @@ fn print_table(results: &[(Summary, Vec<Point>)]) {
             placed,
             format!("{:.3}/{:.1}", s.glicko.scale, s.glicko.rms),
             format!("{:.3}/{:.1}", s.fitted.scale, s.fitted.rms),
+            s.fresh.scale,
             format!("{:.0}..{:.0} {:.2}", s.games.0, s.games.1, s.most_over_average),
             100.0 * s.rematch_rate
         );
@@ -231,6 +238,7 @@ fn print_table(results: &[(Summary, Vec<Point>)]) {
         "(held: median matches until τ reached the threshold and stayed there to the end, runs that got there; 1st: median first time; \
          placed: a newcomer's median own matches until first within ±50 / within ±50 for 10 matches in a row, newcomers placed; \
          scale: slope of rating against true strength (1 is right), RMS after removing mean and scale, at the end; \
+         replayed: the fit's scale when the same pairings are played again with fresh results (pairings independent of results); \
          most/avg: fewest..most matches of a bot, and at worst over runs the most over the average)"
     );
 }

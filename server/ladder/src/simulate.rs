@@ -57,6 +57,10 @@ pub struct Settings {
     /// The starting pool's strengths, if given (then `bots` is their
     /// number); else drawn at random.
     pub strengths: Vec<f64>,
+    /// Percent of the Halite-style matchmaker's pairings whose opponent is
+    /// drawn from the whole pool instead of the rank window (0: none):
+    /// pairings that do not depend on the results so far.
+    pub explore: u32,
 }
 
 impl Default for Settings {
@@ -74,6 +78,7 @@ impl Default for Settings {
             seed: 1,
             rating: RatingSystem::Glicko2,
             strengths: Vec::new(),
+            explore: 0,
         }
     }
 }
@@ -146,6 +151,11 @@ pub struct Report {
     /// The Bradley–Terry fit of the whole log against the truth, at the
     /// end.
     pub fitted: Fidelity,
+    /// The same fit of the same pairings with every match played again
+    /// from an independent stream: what the log would say if who met whom
+    /// did not depend on the results. The gap between this scale and
+    /// `fitted`'s is what the matchmaker's adaptivity adds.
+    pub fresh: Fidelity,
     /// τ and error over time.
     pub series: Vec<Point>,
     /// Matches per bot among the bots active at the end: fewest, most.
@@ -395,7 +405,7 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
                 .map(|p| (index(p.participant), index(p.opponent)))
                 .collect(),
             Matchmaker::RoundRobin => round_robin.next(&bots, want),
-            Matchmaker::Halite => halite(&bots, &book, want, &mut picks),
+            Matchmaker::Halite => halite(&bots, &book, want, settings.explore, &mut picks),
             Matchmaker::Information => information(&bots, &book, want),
         };
         if pairs.is_empty() {
@@ -447,6 +457,12 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
         .collect();
     let glicko = Fidelity::of(&ratings.iter().map(|&(t, r)| (t * scale, r)).collect::<Vec<_>>());
     let fitted = fit_whole_log(&bots, &log, scale);
+    let mut again = Stream::new(settings.seed, 6);
+    let replayed: Vec<(usize, usize, Outcome)> = log
+        .iter()
+        .map(|&(a, b, _)| (a, b, play(settings, &bots, a, b, &mut again)))
+        .collect();
+    let fresh = fit_whole_log(&bots, &replayed, scale);
     let tau_sustained = TAU_TARGETS.map(|target| sustained(&series, target));
     Report {
         matchmaker,
@@ -458,6 +474,7 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
         first_placements,
         glicko,
         fitted,
+        fresh,
         series,
         games,
         rematch_rate: if played == 0 {
@@ -774,7 +791,13 @@ pub fn round_robin(players: &[usize]) -> Vec<(usize, usize)> {
 }
 
 /// Halite III's matchmaker (see [`Matchmaker::Halite`]).
-fn halite(bots: &[Bot], book: &RatingBook<usize>, want: usize, picks: &mut Stream) -> Vec<(usize, usize)> {
+fn halite(
+    bots: &[Bot],
+    book: &RatingBook<usize>,
+    want: usize,
+    explore: u32,
+    picks: &mut Stream,
+) -> Vec<(usize, usize)> {
     let mut ranked: Vec<usize> = (0..bots.len()).filter(|&i| bots[i].active).collect();
     ranked.sort_by(|&x, &y| book.get(&y).rating.total_cmp(&book.get(&x).rating).then(x.cmp(&y)));
     let window = (ranked.len() / 10).max(3);
@@ -789,6 +812,12 @@ fn halite(bots: &[Bot], book: &RatingBook<usize>, want: usize, picks: &mut Strea
             break;
         };
         let rank = ranked.iter().position(|&i| i == seed).unwrap_or(0);
+        // Exploring: the whole pool is the window.
+        let window = if explore > 0 && picks.below(100) < explore as usize {
+            ranked.len()
+        } else {
+            window
+        };
         let near: Vec<usize> = ranked[rank.saturating_sub(window)..(rank + window + 1).min(ranked.len())]
             .iter()
             .copied()
@@ -874,6 +903,9 @@ pub struct Summary {
     pub newcomers: (usize, usize),
     /// Final RMS error of Glicko-2 (mean removed), averaged over runs.
     pub final_rms: f64,
+    /// The fit of the same pairings played again ([`Report::fresh`]),
+    /// averaged over runs.
+    pub fresh: Fidelity,
     /// Glicko-2 against the truth at the end, averaged over runs.
     pub glicko: Fidelity,
     /// The whole-log fit against the truth at the end, averaged over runs.
@@ -945,6 +977,7 @@ pub fn summarise(reports: &[Report]) -> Option<Summary> {
             / n,
         glicko: mean_fidelity(reports.iter().map(|r| r.glicko)),
         fitted: mean_fidelity(reports.iter().map(|r| r.fitted)),
+        fresh: mean_fidelity(reports.iter().map(|r| r.fresh)),
         games: (
             reports.iter().map(|r| r.games.0 as f64).sum::<f64>() / n,
             reports.iter().map(|r| r.games.1 as f64).sum::<f64>() / n,
