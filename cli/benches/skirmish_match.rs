@@ -81,6 +81,7 @@ fn main() {
     .expect("the sandbox starts");
     let settings = MatchSettings {
         fuel_per_ms: Some(sandbox.config().fuel_per_ms),
+        standard_opening: false,
         ..MatchSettings::new(Variant::Skirmish, 1)
     };
     println!(

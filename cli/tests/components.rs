@@ -130,6 +130,7 @@ fn settings(variant: Variant, seed: u64) -> MatchSettings {
         // The ladder's cap for each game's first move: a runtime's start.
         first_turn_ms: Some(1_000),
         fuel_per_ms: Some(sandbox().config().fuel_per_ms),
+        standard_opening: false,
     }
 }
 

@@ -106,6 +106,7 @@ fn play(sandbox: &Sandbox, variant: Variant, names: [&str; 2], seed: u64) -> Pla
         budget: budget(variant),
         first_turn_ms: None,
         fuel_per_ms: Some(sandbox.config().fuel_per_ms),
+        standard_opening: false,
     };
     play_match(&settings, [&bots[0] as &dyn Entrant, &bots[1]]).expect("no host failure")
 }
@@ -428,6 +429,7 @@ fn a_backstop_stop_marks_the_match_not_reproducible() {
         },
         first_turn_ms: None,
         fuel_per_ms: Some(sandbox.config().fuel_per_ms),
+        standard_opening: false,
     };
     let played = play_match(&settings, [&staller as &dyn Entrant, &opponent]).expect("no host failure");
     let game = &played.replay.games[0];
@@ -472,6 +474,7 @@ fn hostile_loops_time_out_at_exactly_their_budget_under_any_load() {
             budget,
             first_turn_ms: None,
             fuel_per_ms: Some(sandbox.config().fuel_per_ms),
+            standard_opening: false,
         };
         let play_once = || {
             let started = Instant::now();
@@ -576,6 +579,7 @@ fn builtin_and_house_bots_play_the_same_moves() {
                 },
                 first_turn_ms: None,
                 fuel_per_ms: Some(sandbox.config().fuel_per_ms),
+                standard_opening: false,
             };
             let native = [builtin(names[0]), builtin(names[1])];
             let native = play_match(&settings, [&native[0] as &dyn Entrant, &native[1]]).expect("no host failure");

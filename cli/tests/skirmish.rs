@@ -73,6 +73,7 @@ fn in_process(name: &'static str) -> InProcess {
 fn settings(seed: u64, fuel_per_ms: u64) -> MatchSettings {
     MatchSettings {
         fuel_per_ms: Some(fuel_per_ms),
+        standard_opening: false,
         match_id: seed,
         ..MatchSettings::new(Variant::Skirmish, seed)
     }
@@ -306,6 +307,7 @@ fn house_skirmish_matches_verify_and_do_not_depend_on_load() {
     assert!(names.len() >= 3, "{names:?}");
     let settings = MatchSettings {
         fuel_per_ms: Some(sandbox().config().fuel_per_ms),
+        standard_opening: false,
         budget: Budget::new(20, 1_000),
         ..MatchSettings::new(Variant::Skirmish, 11)
     };

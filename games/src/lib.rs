@@ -113,6 +113,8 @@ pub enum FinishReason {
     Elimination,
     /// Skirmish: the tick limit was reached and the scores decided.
     Score,
+    /// A person playing a bot gave the game up.
+    Resigned,
 }
 
 impl FinishReason {
@@ -136,6 +138,7 @@ impl FinishReason {
             FinishReason::Crash => "crash",
             FinishReason::Elimination => "elimination",
             FinishReason::Score => "score",
+            FinishReason::Resigned => "resigned",
         }
     }
 }

@@ -40,6 +40,9 @@ pub enum Fault {
     /// match unscored.
     #[error("host failure: {0}")]
     Host(String),
+    /// A person playing a bot gave the game up (never a bot's fault).
+    #[error("resigned")]
+    Resigned,
 }
 
 /// A turn that ended in a fault, with the time spent before it.

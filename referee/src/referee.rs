@@ -32,6 +32,9 @@ pub struct MatchSettings {
     pub first_turn_ms: Option<u64>,
     /// Fuel per virtual millisecond, recorded when sandboxed bots play.
     pub fuel_per_ms: Option<u64>,
+    /// Othello from the mode's start position instead of the seeded
+    /// 12-disc opening (games against people; ladder matches never).
+    pub standard_opening: bool,
 }
 
 impl MatchSettings {
@@ -44,6 +47,7 @@ impl MatchSettings {
             budget: variant.default_budget(),
             first_turn_ms: None,
             fuel_per_ms: None,
+            standard_opening: false,
         }
     }
 }
@@ -114,41 +118,66 @@ pub fn play_match_observed(
     entrants: [&dyn Entrant; 2],
     observe: &mut dyn FnMut(u8, Progress<'_>),
 ) -> Result<PlayedMatch, HostError> {
+    play_legs(settings, entrants, &MATCH_LEGS, observe)
+}
+
+/// The sides of a match's two games: participant 0 moves first in game 0,
+/// participant 1 in game 1.
+pub const MATCH_LEGS: [[u8; 2]; 2] = [[0, 1], [1, 0]];
+
+/// Plays a single game (no side swap) in which `sides[side]` is the
+/// participant playing `side` (`[0, 1]`: participant 0 moves first),
+/// calling `observe` like [`play_match_observed`]. The replay holds that one
+/// game, and the result is that game's.
+pub fn play_game_observed(
+    settings: &MatchSettings,
+    entrants: [&dyn Entrant; 2],
+    sides: [u8; 2],
+    observe: &mut dyn FnMut(u8, Progress<'_>),
+) -> Result<PlayedMatch, HostError> {
+    play_legs(settings, entrants, &[sides], observe)
+}
+
+/// Plays the games `legs` (each one's sides, by participant) in order.
+pub(crate) fn play_legs(
+    settings: &MatchSettings,
+    entrants: [&dyn Entrant; 2],
+    legs: &[[u8; 2]],
+    observe: &mut dyn FnMut(u8, Progress<'_>),
+) -> Result<PlayedMatch, HostError> {
     let scoring = settings.variant.scoring();
     match settings.variant {
-        Variant::TicTacToe => play(settings, entrants, scoring, |index, sides| {
+        Variant::TicTacToe => play(settings, entrants, scoring, legs, |index, sides| {
             play_game(settings, TicTacToe::new(), index, sides, entrants, observe)
         }),
-        Variant::Othello(mode) => play(settings, entrants, scoring, |index, sides| {
-            play_game(
-                settings,
-                Othello::new(mode, settings.seed),
-                index,
-                sides,
-                entrants,
-                observe,
-            )
+        Variant::Othello(mode) => play(settings, entrants, scoring, legs, |index, sides| {
+            let othello = if settings.standard_opening {
+                Othello::from_position(arbiter_games::othello::Position::start(mode))
+            } else {
+                Othello::new(mode, settings.seed)
+            };
+            play_game(settings, othello, index, sides, entrants, observe)
         }),
-        Variant::Skirmish => play(settings, entrants, scoring, |index, sides| {
+        Variant::Skirmish => play(settings, entrants, scoring, legs, |index, sides| {
             crate::skirmish::play_game(settings, index, sides, entrants, observe)
         }),
     }
 }
 
-/// Plays both games of a match with `play_leg(index, sides)` and scores the
+/// Plays the games `legs` with `play_leg(index, sides)` and scores the
 /// match with `scoring`.
 fn play(
     settings: &MatchSettings,
     entrants: [&dyn Entrant; 2],
     scoring: Scoring,
+    legs: &[[u8; 2]],
     mut play_leg: impl FnMut(u8, [u8; 2]) -> Result<Leg, HostError>,
 ) -> Result<PlayedMatch, HostError> {
-    let mut games = Vec::with_capacity(2);
+    let mut games = Vec::with_capacity(legs.len());
     let mut stalled = false;
     let mut logs: [[Vec<u8>; 2]; 2] = Default::default();
     let mut peak_memory = [[None; 2]; 2];
-    for index in 0..2u8 {
-        let sides = if index == 0 { [0u8, 1] } else { [1, 0] };
+    for (index, &sides) in (0u8..).zip(legs) {
         let Leg {
             record,
             left,
@@ -188,6 +217,7 @@ fn play(
             bank_ms: settings.budget.bank_ms,
             first_turn_ms: settings.first_turn_ms,
             fuel_per_ms: settings.fuel_per_ms,
+            standard_opening: settings.standard_opening,
         },
         engine: concat!("arbiter ", env!("CARGO_PKG_VERSION")).to_string(),
         participants,
@@ -208,6 +238,7 @@ pub(crate) fn reason_of(fault: &Fault) -> FinishReason {
         Fault::Timeout => FinishReason::Timeout,
         Fault::Crash(_) | Fault::Stalled(_) => FinishReason::Crash,
         Fault::BadReply(_) => FinishReason::BadReply,
+        Fault::Resigned => FinishReason::Resigned,
         // Never scored: `play_game` returns a host error first.
         Fault::Host(_) => FinishReason::Crash,
     }

@@ -64,6 +64,10 @@ pub struct ReplaySettings {
     /// Fuel per virtual millisecond, when sandboxed bots took part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuel_per_ms: Option<u64>,
+    /// Othello played from the mode's start position, not the seeded
+    /// opening (games against people); absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub standard_opening: bool,
 }
 
 /// One game (leg) of a match.

@@ -5,7 +5,7 @@
 //! ([`recheck`]).
 
 use crate::player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, TurnError};
-use crate::referee::{HostError, MatchSettings, play_match};
+use crate::referee::{HostError, MATCH_LEGS, MatchSettings, play_legs};
 use crate::replay::{Replay, TurnRecord};
 use crate::skirmish::{SkirmishRecord, tick_budget_ms};
 use arbiter_games::{Budget, FinishReason, Variant};
@@ -94,6 +94,7 @@ pub fn settings_of(replay: &Replay) -> Result<MatchSettings, VerifyError> {
         },
         first_turn_ms: replay.settings.first_turn_ms,
         fuel_per_ms: replay.settings.fuel_per_ms,
+        standard_opening: replay.settings.standard_opening,
     })
 }
 
@@ -116,7 +117,7 @@ pub fn verify(replay: &Replay, entrants: [&dyn Entrant; 2]) -> Result<(), Verify
         }
     }
     check_records(replay)?;
-    let mut rerun = play_match(&settings_of(replay)?, entrants)?.replay;
+    let mut rerun = play_legs(&settings_of(replay)?, entrants, &legs_of(replay), &mut |_, _| {})?.replay;
     // Names are labels, not part of the play: the modules were checked above.
     rerun.participants = replay.participants.clone();
     if rerun.to_json() == replay.to_json() {
@@ -165,7 +166,7 @@ pub fn recheck(replay: &Replay) -> Result<usize, VerifyError> {
         replay,
         info: replay.participants[participant].clone(),
     });
-    let rerun = play_match(&settings, [&scripts[0], &scripts[1]])
+    let rerun = play_legs(&settings, [&scripts[0], &scripts[1]], &legs_of(replay), &mut |_, _| {})
         .map_err(|err| VerifyError::Differs(err.message))?
         .replay;
     let mut turns = 0;
@@ -188,9 +189,35 @@ pub fn recheck(replay: &Replay) -> Result<usize, VerifyError> {
     Ok(turns)
 }
 
+/// The participant kind of a person playing a bot from the site: the game
+/// is a single game (no side swap), and re-running it needs the person's
+/// recorded moves ([`recorded`]) beside the bot.
+pub const HUMAN_KIND: &str = "human";
+
+/// The games a replay's match is made of, by their sides: a match's two
+/// games with sides swapped, or the single game of a person against a bot
+/// as recorded.
+fn legs_of(replay: &Replay) -> Vec<[u8; 2]> {
+    if replay.participants.iter().any(|p| p.kind == HUMAN_KIND) {
+        replay.games.iter().take(1).map(|game| game.sides).collect()
+    } else {
+        MATCH_LEGS.to_vec()
+    }
+}
+
+/// Participant `participant` of `replay` answering what the replay says it
+/// answered, checking that each request is the one recorded: how a
+/// person's side is re-run when a game against people is verified.
+pub fn recorded(replay: &Replay, participant: usize) -> impl Entrant + '_ {
+    Script {
+        replay,
+        info: replay.participants[participant.min(1)].clone(),
+    }
+}
+
 /// The participant kind of an agent bot (FlipSight's agent API): its
 /// matches are played by the server's agent hall, both legs side by side
-/// on the server's clock, not by [`play_match`].
+/// on the server's clock, not by [`crate::play_match`].
 pub const AGENT_KIND: &str = "agent";
 
 /// Re-checks the legs of an agent-hall match from their records: from each
@@ -337,6 +364,7 @@ fn fault_of(reason: FinishReason, detail: Option<String>) -> Fault {
     match reason {
         FinishReason::Timeout => Fault::Timeout,
         FinishReason::BadReply => Fault::BadReply(detail),
+        FinishReason::Resigned => Fault::Resigned,
         _ => Fault::Crash(detail),
     }
 }

@@ -822,6 +822,7 @@ impl LiveMatch {
                 bank_ms: u64::try_from(self.time_limit_ms).unwrap_or(0),
                 first_turn_ms: None,
                 fuel_per_ms,
+                standard_opening: false,
             },
             engine: engine.to_owned(),
             participants: [self.participants[0].info.clone(), self.participants[1].info.clone()],
