@@ -105,6 +105,7 @@ impl Ladder {
             rating: RatingSystem::Glicko2,
             remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
             agents: Default::default(),
+            people: Default::default(),
         };
         arbiter_ladder::house::seed(&core).await.expect("house bots");
         Ladder {

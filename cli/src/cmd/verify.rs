@@ -3,8 +3,9 @@
 use crate::bots;
 use crate::sandbox::LazySandbox;
 use anyhow::{Context, bail};
+use arbiter_referee::Entrant;
 use arbiter_referee::Replay;
-use arbiter_referee::verify::{recheck, settings_of, verify};
+use arbiter_referee::verify::{HUMAN_KIND, recheck, recorded, settings_of, verify};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,13 +20,14 @@ use std::process::ExitCode;
     "Examples:\n",
     "  arbiter verify arbiter-match-42.json my_bot.wasm house:othello-greedy\n",
     "  arbiter verify replays/match-0001.json a.wasm b.wasm\n",
-    "  arbiter verify replays/match-0002.json   # a match with an HTTP bot: legality only",
+    "  arbiter verify replays/match-0002.json   # a match with an HTTP bot: legality only\n",
+    "  arbiter verify people-7.json house:tictactoe-perfect   # a game against a person: the bot's side",
 ))]
 pub struct Args {
     /// The replay (JSON).
     replay: PathBuf,
     /// Participant 0: a .wasm file or house:NAME (not needed for a replay
-    /// that is not reproducible).
+    /// that is not reproducible; for a game against a person, the bot).
     bot_a: Option<String>,
     /// Participant 1: a .wasm file or house:NAME.
     bot_b: Option<String>,
@@ -40,20 +42,41 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !replay.reproducible {
         return Ok(recheck_only(&replay));
     }
+    if let Some(person) = replay.participants.iter().position(|p| p.kind == HUMAN_KIND) {
+        // A game against a person: the person's moves come from the
+        // replay, the bot's side is re-run.
+        let Some(bot) = &args.bot_a else {
+            bail!("give the bot of this game against a person (a .wasm file or house:NAME) to re-run its side");
+        };
+        let sandbox = LazySandbox::default();
+        let [bot, _] = bots::parse_pair([bot, bot], variant, &sandbox)?;
+        let person_side = recorded(&replay, person);
+        let entrants: [&dyn Entrant; 2] = if person == 0 {
+            [&person_side, bot.as_ref()]
+        } else {
+            [bot.as_ref(), &person_side]
+        };
+        return Ok(report(verify(&replay, entrants)));
+    }
     let (Some(bot_a), Some(bot_b)) = (&args.bot_a, &args.bot_b) else {
         bail!("give the replay's two bots (a .wasm file or house:NAME each) to re-run it");
     };
     let sandbox = LazySandbox::default();
     // Named as `play` names them, so the replay's names match.
     let [a, b] = bots::parse_pair([bot_a, bot_b], variant, &sandbox)?;
-    match verify(&replay, [a.as_ref(), b.as_ref()]) {
+    Ok(report(verify(&replay, [a.as_ref(), b.as_ref()])))
+}
+
+/// Says how a re-run went.
+fn report(verified: Result<(), arbiter_referee::verify::VerifyError>) -> ExitCode {
+    match verified {
         Ok(()) => {
             println!("verified: the re-run gives the same match, move for move");
-            Ok(ExitCode::SUCCESS)
+            ExitCode::SUCCESS
         }
         Err(error) => {
             println!("not verified: {error}");
-            Ok(ExitCode::FAILURE)
+            ExitCode::FAILURE
         }
     }
 }

@@ -163,6 +163,14 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     // The agent hall: agent bots' matches, on this process's clock (every
     // agent request of a deployment reaches this process).
     tasks.spawn(core.agents.clone().run(core.clone(), stop.clone()));
+    // Games people were playing when an earlier process stopped: aborted,
+    // with a notice on their pages.
+    match arbiter_ladder::people::People::abort_left_over(&core).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!("{n} games against people were left by an earlier run: aborted"),
+        Err(error) => tracing::warn!(%error, "cannot close games against people left from an earlier run"),
+    }
+    let people = core.people.clone();
     let workers = arbiter_ladder::worker::Workers::start(&core, "serve", config.workers);
     let grace = config.grace;
     // Web requests have a pool of their own that gives up sooner.
@@ -192,6 +200,8 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
         }
     }
     let _ = http_stop_tx.send(true);
+    // Games against people end now, as aborted (their rows say so).
+    people.stop_all();
     workers.stop(grace).await;
     let _ = stop_tx.send(true);
     let _ = tokio::time::timeout(Duration::from_secs(10), async {

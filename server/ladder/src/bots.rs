@@ -88,6 +88,8 @@ pub struct Bot {
     pub concurrent_matches: i64,
     /// The ladders its active version plays (empty without one).
     pub supported_games: Vec<String>,
+    /// Whether people may play it from the site (its owner's choice).
+    pub people_play: bool,
 }
 
 /// Where the photo with blob key `sha256` of the bot `name` is served: the
@@ -100,7 +102,7 @@ pub fn photo_path(name: &str, sha256: &str) -> String {
 pub async fn by_name(db: &Db, name: &str) -> Result<Option<Bot>> {
     let row = sqlx::query(
         "SELECT b.id, b.name, u.name, b.owner_id, b.retired, b.created_ms, b.bio, b.photo_sha256, b.auto_match, \
-         b.concurrent_matches FROM bots b JOIN users u ON u.id = b.owner_id WHERE b.name_key = $1",
+         b.concurrent_matches, b.people_play FROM bots b JOIN users u ON u.id = b.owner_id WHERE b.name_key = $1",
     )
     .bind(name.to_lowercase())
     .fetch_optional(&db.pool)
@@ -132,6 +134,7 @@ pub async fn by_name(db: &Db, name: &str) -> Result<Option<Bot>> {
             auto_match: row.try_get::<i64, _>(8)? != 0,
             concurrent_matches: row.try_get(9)?,
             supported_games,
+            people_play: row.try_get::<i64, _>(10)? != 0,
         })
     })
     .transpose()

@@ -29,9 +29,28 @@ pub struct Core {
     pub remote_urls: arbiter_remote::AddressPolicy,
     /// Agent bots' matches (the agent API), kept by this process.
     pub agents: crate::agent::Hall,
+    /// Games people play against bots from the site, kept by this process.
+    pub people: crate::people::People,
 }
 
 impl Core {
+    /// The module stored under the blob key `sha256`, loaded in the
+    /// sandbox: from its cache, else read from the blob store and compiled.
+    /// The error says which step failed, in words for a log or a page.
+    pub fn load_module(&self, sha256: &str) -> std::result::Result<arbiter_sandbox::BotModule, String> {
+        if let Some(module) = self.sandbox.cached(sha256) {
+            return Ok(module);
+        }
+        let wasm = self
+            .blobs
+            .get_module(sha256, self.sandbox.config().max_binary_bytes())
+            .map_err(|e| format!("cannot read the module {sha256}: {e}"))?
+            .ok_or_else(|| format!("the module {sha256} is missing"))?;
+        self.sandbox
+            .load(&wasm)
+            .map_err(|e| format!("cannot load the module {sha256}: {e}"))
+    }
+
     /// The largest module an upload may carry, in bytes: the larger of the
     /// sandbox's [`max_module_bytes`](SandboxConfig::max_module_bytes) (16
     /// MiB by default, for preview-1 modules) and
@@ -107,6 +126,7 @@ impl Core {
             rating,
             remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
             agents: crate::agent::Hall::new(crate::agent::AgentRules::from_env(), crate::agent::AgentClock::System),
+            people: crate::people::People::default(),
         })
     }
 }

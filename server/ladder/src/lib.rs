@@ -40,6 +40,7 @@ pub mod leaderboard;
 pub mod matches;
 pub mod metrics;
 pub mod model;
+pub mod people;
 pub mod profile;
 pub mod queue;
 pub mod ratings;

@@ -132,6 +132,8 @@ pub struct ProfileChange {
     pub bio: Option<String>,
     /// Automatic matching on or off.
     pub auto_match: Option<bool>,
+    /// Whether people may play the bot from the site.
+    pub people_play: Option<bool>,
     /// Matches at once, 1 to [`MAX_CONCURRENT_MATCHES`].
     pub concurrent_matches: Option<i64>,
     /// The ladders the bot's active version plays (games or ladder names):
@@ -178,12 +180,13 @@ pub async fn update(core: &Core, user_id: i64, name: &str, change: ProfileChange
     }
     sqlx::query(
         "UPDATE bots SET bio = COALESCE($2, bio), auto_match = COALESCE($3, auto_match), \
-         concurrent_matches = COALESCE($4, concurrent_matches) WHERE id = $1",
+         concurrent_matches = COALESCE($4, concurrent_matches), people_play = COALESCE($5, people_play) WHERE id = $1",
     )
     .bind(bot.id.0)
     .bind(bio)
     .bind(change.auto_match.map(i64::from))
     .bind(change.concurrent_matches)
+    .bind(change.people_play.map(i64::from))
     .execute(&core.db.pool)
     .await?;
     reread(core, &bot.name).await

@@ -286,6 +286,9 @@ pub struct ProfileBody {
     pub bio: Option<String>,
     /// Whether the scheduler pairs the bot automatically.
     pub auto_match: Option<bool>,
+    /// Whether people may play the bot from the site (one game, never
+    /// rated; default true).
+    pub people_play: Option<bool>,
     /// How many matches a remote bot plays at once, 1 to 8 (default 2).
     #[serde(default, deserialize_with = "crate::api::optional_integer")]
     #[schema(minimum = 1, maximum = 8)]
@@ -331,6 +334,7 @@ async fn update_profile(
     let change = arbiter_ladder::profile::ProfileChange {
         bio: body.bio,
         auto_match: body.auto_match,
+        people_play: body.people_play,
         concurrent_matches: body.concurrent_matches,
         supported_games: body.supported_games,
     };

@@ -40,6 +40,11 @@ const ASSETS: &[Asset] = &[
         bytes: include_bytes!("../../../../web/static/skirmish.js"),
     },
     Asset {
+        name: "play.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../../../../web/static/play.js"),
+    },
+    Asset {
         name: "favicon.svg",
         content_type: "image/svg+xml",
         bytes: include_bytes!("../../../../web/static/favicon.svg"),

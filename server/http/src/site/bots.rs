@@ -129,6 +129,26 @@ struct BotPage {
     supported_games: Vec<String>,
     /// An agent bot (FlipSight's agent API): its owner may issue a token.
     agent: bool,
+    /// People may play it here (its owner allows it and it plays
+    /// tic-tac-toe or Othello on the server).
+    playable: bool,
+    /// Its owner allows games against people.
+    people_play: bool,
+    /// Its games against people: the tally from the bot's side.
+    people_tally: arbiter_ladder::people::Tally,
+    /// The latest of them.
+    people_games: Vec<PeopleGameRow>,
+}
+
+/// A game against a person in the bot's list.
+struct PeopleGameRow {
+    id: i64,
+    variant: String,
+    person: String,
+    /// From the bot's side: `won`, `lost`, `draw` or `aborted`.
+    result: &'static str,
+    reason: String,
+    when: When,
 }
 
 /// Matches a bot page reads for its chart and head-to-head table: the
@@ -204,8 +224,32 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
 
     let matches = match_rows::recent_for_bot(&state, bot.id, 20).await?;
     let agent = arbiter_ladder::agent::tokens::is_agent_bot(&state.core.db, bot.id.0).await?;
+    let playable = arbiter_ladder::people::playable(&state.core, &bot.name).await?;
+    let people_play = playable.as_ref().is_some_and(|p| p.allowed);
+    let playable = playable.is_some_and(|p| p.allowed && !p.variants.is_empty());
+    let (people_tally, past) = arbiter_ladder::people::of_bot(&state.core, &bot.name, 20).await?;
+    let people_games = past
+        .into_iter()
+        .map(|g| PeopleGameRow {
+            id: g.id,
+            variant: g.variant,
+            person: g.person,
+            result: match (g.status.as_str(), g.winner.as_deref()) {
+                ("finished", Some("bot")) => "won",
+                ("finished", Some("person")) => "lost",
+                ("finished", _) => "draw",
+                _ => "aborted",
+            },
+            reason: g.reason.unwrap_or_default().replace('_', " "),
+            when: When::at(g.created_ms),
+        })
+        .collect();
     Ok(render(&BotPage {
         agent,
+        playable,
+        people_play,
+        people_tally,
+        people_games,
         nav: viewer.nav("bots"),
         title: format!("{} — bot", bot.name),
         name: bot.name,

@@ -528,6 +528,7 @@ pub async fn profile(
     let mut csrf = None;
     let mut change = arbiter_ladder::profile::ProfileChange {
         auto_match: Some(false),
+        people_play: Some(false),
         ..Default::default()
     };
     let mut photo: Option<Vec<u8>> = None;
@@ -556,6 +557,7 @@ pub async fn profile(
             "csrf" => csrf = Some(text),
             "bio" => change.bio = Some(text),
             "auto_match" => change.auto_match = Some(true),
+            "people_play" => change.people_play = Some(true),
             "concurrent_matches" => {
                 let n = text
                     .trim()

@@ -178,6 +178,8 @@ struct LadderPage {
     longer: Vec<String>,
     /// `rating` or `conservative`.
     sort: &'static str,
+    /// House bots a visitor may play on this ladder's game.
+    house_bots: Vec<String>,
 }
 
 #[derive(Template)]
@@ -218,7 +220,13 @@ pub async fn ladder(
     let recent = match_rows::list(&state, &name, "", 0, 20).await?;
     let time = ladders::time_control_of(&state.core.db, &name).await?;
     let remote = clock == ladders::Clock::Wall;
+    let house_bots = if remote || variant.is_tick_based() {
+        Vec::new()
+    } else {
+        arbiter_ladder::people::house_bots(&state.core, &name).await?
+    };
     Ok(render(&LadderPage {
+        house_bots,
         time,
         remote,
         longer: if remote {

@@ -10,6 +10,8 @@
 //! | `/` | ladders, top bots, live and recent matches |
 //! | `/ladders/{ladder}` | leaderboard (refreshes itself), recent matches |
 //! | `/bots/{name}` | versions, rating history, recent matches, head-to-head |
+//! | `/bots/{name}/play` | play the bot yourself: game, side, clock (guests too) |
+//! | `/play/{id}` | a game against a bot: the board as a form, live with `play.js`; `/state` as JSON, `/replay.json` |
 //! | `/matches/{id}` | result, games, fuel per move, replay viewer, downloads, owner logs; live while running |
 //! | `/upload` | upload form, then the check's progress and verdict |
 //! | `/account` | the user's bots, API token (shown once), sign out |
@@ -46,6 +48,7 @@ mod guide;
 mod home;
 mod match_rows;
 mod matches;
+mod play;
 mod reference;
 mod tournaments;
 mod view;
@@ -80,6 +83,11 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
             )),
         )
         .route("/bots/{name}/token", post(forms::issue_bot_token))
+        .route("/bots/{name}/play", get(play::new_game).post(play::start))
+        .route("/play/{id}", get(play::page).post(play::play_move))
+        .route("/play/{id}/state", get(play::state))
+        .route("/play/{id}/replay.json", get(play::replay))
+        .route("/play/{id}/log", get(play::log))
         .route("/matches/{id}", get(matches::page))
         .route(
             "/upload",

@@ -5,5 +5,6 @@
 mod api_precision;
 mod games_listed;
 mod leaderboard;
+mod people;
 mod shared_rules;
 mod support;

@@ -56,8 +56,14 @@ impl TestServer {
     /// A fresh database with the house bots, and the router over it with the
     /// default configuration.
     pub async fn start() -> TestServer {
+        TestServer::start_with(|_| {}).await
+    }
+
+    /// [`TestServer::start`], with `adjust` applied to the core first.
+    pub async fn start_with(adjust: impl FnOnce(&mut Core)) -> TestServer {
         let dir = tempfile::tempdir().expect("a temporary folder");
-        let core = open_core(&dir).await;
+        let mut core = open_core(&dir).await;
+        adjust(&mut core);
         arbiter_ladder::house::seed(&core)
             .await
             .expect("the house bots register");
@@ -71,6 +77,16 @@ impl TestServer {
     /// An anonymous client.
     pub fn client(&self) -> Client {
         Client { app: self.app.clone() }
+    }
+
+    /// The router, for requests the client does not make.
+    pub fn router(&self) -> axum::Router {
+        self.app.clone()
+    }
+
+    /// The application's core.
+    pub fn core(&self) -> &Core {
+        &self.core
     }
 
     /// The application's database, to look behind the API.

@@ -56,24 +56,11 @@ impl HousePlayers {
 /// Loads the module (from the sandbox's cache or the blob store) and
 /// starts a player for the side to move in `request`.
 fn spawn(core: &Core, id: i64, leg: usize, module: &str, request: &str) -> Result<Box<dyn Player>, String> {
-    let sandbox = &core.sandbox;
-    let loaded = match sandbox.cached(module) {
-        Some(loaded) => loaded,
-        None => {
-            let wasm = core
-                .blobs
-                .get_module(module, sandbox.config().max_binary_bytes())
-                .map_err(|e| format!("cannot read the house module: {e}"))?
-                .ok_or_else(|| format!("the house module {module} is missing"))?;
-            sandbox
-                .load(&wasm)
-                .map_err(|e| format!("cannot load the house module: {e}"))?
-        }
-    };
+    let loaded = core.load_module(module)?;
     let parsed: serde_json::Value = serde_json::from_str(request).unwrap_or_default();
     let mode = parsed["game_mode"].as_str().unwrap_or("std").to_owned();
     let color = parsed["color"].as_u64().unwrap_or(1);
-    let bot = WasmBot::new(sandbox.clone(), loaded, "house");
+    let bot = WasmBot::new(core.sandbox.clone(), loaded, "house");
     bot.spawn(&GameSetup {
         game: "othello".to_owned(),
         mode,

@@ -1,0 +1,410 @@
+//! People playing bots from the site, with forms only (no JavaScript): a
+//! whole game of tic-tac-toe and of Othello against house bots, a double
+//! submit refused, the replay re-running the bot's side byte for byte from
+//! the person's recorded moves, the per-address limits (429 with
+//! `Retry-After`), a restart mid-game (aborted, with a notice), and no
+//! rating ever touched.
+
+use crate::support::TestServer;
+use arbiter_ladder::people::{People, PeopleRules};
+use arbiter_referee::verify::{HUMAN_KIND, recorded, verify};
+use arbiter_referee::{Entrant, Replay, WasmBot};
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use serde_json::Value;
+use std::time::{Duration, Instant};
+use tower::ServiceExt;
+
+/// An answer: status, headers, body.
+struct Answer {
+    status: StatusCode,
+    headers: axum::http::HeaderMap,
+    body: String,
+}
+
+async fn send(server: &TestServer, method: Method, path: &str, cookie: Option<&str>, form: Option<&str>) -> Answer {
+    let mut request = Request::builder().method(method).uri(path);
+    if let Some(cookie) = cookie {
+        request = request.header(header::COOKIE, cookie);
+    }
+    let body = match form {
+        Some(form) => {
+            request = request.header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+            Body::from(form.to_owned())
+        }
+        None => Body::empty(),
+    };
+    let response = server
+        .router()
+        .oneshot(request.body(body).expect("a request"))
+        .await
+        .expect("an answer");
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = axum::body::to_bytes(response.into_body(), 64 << 20)
+        .await
+        .expect("a body");
+    Answer {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
+/// Starts a game from the site's form; returns its id and the cookie
+/// that makes its holder the person.
+async fn start(server: &TestServer, bot: &str, form: &str) -> (i64, String) {
+    let answer = send(server, Method::POST, &format!("/bots/{bot}/play"), None, Some(form)).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    let location = answer.headers[header::LOCATION].to_str().expect("a location");
+    let id: i64 = location
+        .strip_prefix("/play/")
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("sent to {location}"));
+    let cookie = answer.headers[header::SET_COOKIE].to_str().expect("a cookie");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    assert!(cookie.contains(&format!("Path=/play/{id}")), "{cookie}");
+    let pair = cookie.split(';').next().expect("name=value").to_owned();
+    (id, pair)
+}
+
+/// The game's state as the page's script reads it, once it is the
+/// person's turn or over (at most 30 s).
+async fn settled(server: &TestServer, id: i64, cookie: &str) -> Value {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let answer = send(server, Method::GET, &format!("/play/{id}/state"), Some(cookie), None).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        let state: Value = serde_json::from_str(&answer.body).expect("JSON");
+        let my_turn = state["to_move"] == "person" && state["legal"].as_array().is_some_and(|l| !l.is_empty());
+        if state["status"] != "running" || my_turn {
+            return state;
+        }
+        assert!(Instant::now() < until, "the bot never answered: {state}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The game's state once it is over (at most 30 s).
+async fn over(server: &TestServer, id: i64, cookie: &str) -> Value {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let state = settled(server, id, cookie).await;
+        if state["status"] != "running" {
+            return state;
+        }
+        assert!(Instant::now() < until, "the game never ended: {state}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The legal squares the page offers as buttons.
+fn buttons(page: &str) -> Vec<String> {
+    page.split("name=\"square\" value=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Plays game `id` to its end through the page's form, choosing with
+/// `choose` among the legal squares the page shows; returns the final state.
+async fn play_out(server: &TestServer, id: i64, cookie: &str, choose: impl Fn(&[String]) -> String) -> Value {
+    for _ in 0..80 {
+        let state = settled(server, id, cookie).await;
+        if state["status"] != "running" {
+            return state;
+        }
+        let page = send(server, Method::GET, &format!("/play/{id}"), Some(cookie), None).await;
+        assert_eq!(page.status, StatusCode::OK);
+        let legal = buttons(&page.body);
+        assert!(!legal.is_empty(), "the person's turn shows legal squares: {state}");
+        let mut shown = legal.clone();
+        let mut offered: Vec<String> = state["legal"]
+            .as_array()
+            .expect("legal")
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .collect();
+        shown.sort();
+        offered.sort();
+        assert_eq!(shown, offered, "the page's buttons are the legal squares");
+        let square = choose(&legal);
+        let form = format!("revision={}&square={square}", state["revision"]);
+        let answer = send(server, Method::POST, &format!("/play/{id}"), Some(cookie), Some(&form)).await;
+        assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    }
+    panic!("the game did not end in 80 moves");
+}
+
+/// Ends the server's live games when a test ends, passed or not (a game
+/// waiting for its person would keep the runtime from shutting down).
+struct EndGames(People);
+
+impl Drop for EndGames {
+    fn drop(&mut self) {
+        self.0.stop_all();
+    }
+}
+
+/// Re-runs the bot's side of a people replay from the person's recorded
+/// moves.
+fn rerun(server: &TestServer, replay: &Replay) -> Result<(), arbiter_referee::verify::VerifyError> {
+    let core = server.core();
+    let person = replay
+        .participants
+        .iter()
+        .position(|p| p.kind == HUMAN_KIND)
+        .expect("a person took part");
+    let bot = &replay.participants[1 - person];
+    let sha = bot.sha256.as_deref().expect("the bot's module");
+    let wasm = core
+        .blobs
+        .get_module(sha, core.sandbox.config().max_binary_bytes())
+        .expect("blobs")
+        .expect("the module");
+    let module = core.sandbox.load(&wasm).expect("loads");
+    let bot = WasmBot::new(core.sandbox.clone(), module, bot.name.clone());
+    let scripted = recorded(replay, person);
+    let entrants: [&dyn Entrant; 2] = if person == 0 {
+        [&scripted, &bot]
+    } else {
+        [&bot, &scripted]
+    };
+    verify(replay, entrants)
+}
+
+async fn rating_rows(server: &TestServer) -> (i64, f64) {
+    let db = server.db().await;
+    let (rows, sum): (i64, Option<f64>) =
+        sqlx::query_as("SELECT COUNT(*), SUM(rating + deviation + wins + draws + losses) FROM ratings")
+            .fetch_one(&db.pool)
+            .await
+            .expect("ratings");
+    (rows, sum.unwrap_or(0.0))
+}
+
+/// A guest plays tic-tac-toe against the perfect house bot to the end with
+/// forms: never a win; a double submit of one move is refused with 409 and
+/// changes nothing; the replay re-runs byte for byte from the guest's
+/// moves and a forged move is caught; the bot's page counts the game; no
+/// rating changes.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_guest_plays_tictactoe_against_the_perfect_bot_with_forms() {
+    let server = TestServer::start().await;
+    let _end = EndGames(server.core().people.clone());
+    let ratings = rating_rows(&server).await;
+    let form_page = send(&server, Method::GET, "/bots/tictactoe-perfect/play", None, None).await;
+    assert_eq!(form_page.status, StatusCode::OK);
+    assert!(form_page.body.contains("name=\"name\""), "a guest is asked for a name");
+
+    let (id, cookie) = start(
+        &server,
+        "tictactoe-perfect",
+        "game=tictactoe&side=first&clock=untimed&name=Ann",
+    )
+    .await;
+    let first = settled(&server, id, &cookie).await;
+    assert_eq!(first["person"], "Ann (guest)");
+    assert_eq!(first["person_colour"], "X");
+    // The same move sent twice (a double click): the second is refused.
+    let form = format!("revision={}&square=1-1", first["revision"]);
+    let once = send(
+        &server,
+        Method::POST,
+        &format!("/play/{id}"),
+        Some(&cookie),
+        Some(&form),
+    )
+    .await;
+    assert_eq!(once.status, StatusCode::SEE_OTHER);
+    let twice = send(
+        &server,
+        Method::POST,
+        &format!("/play/{id}"),
+        Some(&cookie),
+        Some(&form),
+    )
+    .await;
+    assert_eq!(twice.status, StatusCode::CONFLICT, "{}", twice.body);
+    assert!(twice.body.contains("earlier position"), "{}", twice.body);
+    // Without the cookie nobody moves.
+    let stranger = send(
+        &server,
+        Method::POST,
+        &format!("/play/{id}"),
+        None,
+        Some("revision=2&square=0-0"),
+    )
+    .await;
+    assert_eq!(stranger.status, StatusCode::FORBIDDEN);
+    let after = settled(&server, id, &cookie).await;
+    assert_eq!(after["moves"][0], "1-1", "{after}");
+    assert_eq!(
+        after["moves"].as_array().map(Vec::len),
+        Some(2),
+        "one move each: {after}"
+    );
+
+    let end = play_out(&server, id, &cookie, |legal| legal[0].clone()).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    assert_ne!(end["result"], "person", "nobody beats the perfect bot: {end}");
+    let page = send(&server, Method::GET, &format!("/play/{id}"), Some(&cookie), None).await;
+    assert!(buttons(&page.body).is_empty());
+    assert!(page.body.contains("Download the replay"), "{}", page.body);
+
+    let replay = send(&server, Method::GET, &format!("/play/{id}/replay.json"), None, None).await;
+    assert_eq!(replay.status, StatusCode::OK);
+    let parsed = Replay::from_json(replay.body.as_bytes()).expect("a replay");
+    assert_eq!(parsed.games.len(), 1, "one game, no side swap");
+    assert_eq!(parsed.participants[0].kind, HUMAN_KIND);
+    rerun(&server, &parsed).expect("the bot's side re-runs byte for byte");
+    let mut forged = parsed.clone();
+    let turn = forged.games[0]
+        .turns
+        .iter_mut()
+        .find(|t| t.side.index() == 0 && t.reply.as_deref().is_some_and(|r| r.contains("play")))
+        .expect("a move of the guest");
+    turn.reply = Some(r#"{"play":"2-2"}"#.to_owned());
+    assert!(rerun(&server, &forged).is_err(), "a forged move of the guest is caught");
+
+    // The bot's stderr is its owner's only.
+    let log = send(&server, Method::GET, &format!("/play/{id}/log"), Some(&cookie), None).await;
+    assert_eq!(log.status, StatusCode::NOT_FOUND, "{}", log.body);
+    let bot_page = send(&server, Method::GET, "/bots/tictactoe-perfect", None, None).await;
+    assert!(bot_page.body.contains("Games against people"));
+    assert!(
+        bot_page.body.contains(&format!("href=\"/play/{id}\"")),
+        "the game is listed"
+    );
+    assert!(bot_page.body.contains("href=\"/bots/tictactoe-perfect/play\""));
+    assert_eq!(rating_rows(&server).await, ratings, "no rating moved");
+    let db = server.db().await;
+    let matches: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM matches")
+        .fetch_one(&db.pool)
+        .await
+        .expect("matches");
+    assert_eq!(matches, 0, "a game against a person is no ladder match");
+}
+
+/// A guest plays a whole Othello game against the random house bot, as
+/// white, by choosing legal squares until the end; passes are the
+/// server's; the replay re-runs byte for byte.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_guest_plays_othello_to_the_end() {
+    let server = TestServer::start().await;
+    let _end = EndGames(server.core().people.clone());
+    let (id, cookie) = start(&server, "othello-random", "game=othello:std&side=second&clock=5m").await;
+    let first = settled(&server, id, &cookie).await;
+    assert_eq!(first["person_colour"], "white");
+    assert_eq!(
+        first["moves"].as_array().map(Vec::len),
+        Some(1),
+        "black (the bot) moved first: {first}"
+    );
+    let end = play_out(&server, id, &cookie, |legal| legal[legal.len() / 2].clone()).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    assert_eq!(end["reason"], "discs", "{end}");
+    let replay = send(&server, Method::GET, &format!("/play/{id}/replay.json"), None, None).await;
+    let parsed = Replay::from_json(replay.body.as_bytes()).expect("a replay");
+    assert!(parsed.settings.standard_opening);
+    rerun(&server, &parsed).expect("the bot's side re-runs byte for byte");
+}
+
+/// Beyond the per-address limits a new game is refused with 429 and
+/// `Retry-After`: games at once, then games per hour.
+#[tokio::test(flavor = "multi_thread")]
+async fn per_address_limits_answer_429_with_retry_after() {
+    let server = TestServer::start_with(|core| {
+        core.people = People::new(PeopleRules {
+            per_address: 1,
+            per_address_hour: 2,
+            ..PeopleRules::default()
+        });
+    })
+    .await;
+    let _end = EndGames(server.core().people.clone());
+    let form = "game=tictactoe&side=first&clock=untimed";
+    let (id, cookie) = start(&server, "tictactoe-random", form).await;
+    let refused = send(&server, Method::POST, "/bots/tictactoe-random/play", None, Some(form)).await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS, "{}", refused.body);
+    assert!(refused.headers.contains_key(header::RETRY_AFTER));
+    assert!(refused.body.contains("at once"), "{}", refused.body);
+    // Resigning ends the first; a second game is allowed, a third this hour is not.
+    let resign = send(
+        &server,
+        Method::POST,
+        &format!("/play/{id}"),
+        Some(&cookie),
+        Some("resign=1"),
+    )
+    .await;
+    assert_eq!(resign.status, StatusCode::SEE_OTHER, "{}", resign.body);
+    let ended = over(&server, id, &cookie).await;
+    assert_eq!(ended["reason"], "resigned", "{ended}");
+    assert_eq!(ended["result"], "bot", "{ended}");
+    let (second, cookie) = start(&server, "tictactoe-random", form).await;
+    let resign = send(
+        &server,
+        Method::POST,
+        &format!("/play/{second}"),
+        Some(&cookie),
+        Some("resign=1"),
+    )
+    .await;
+    assert_eq!(resign.status, StatusCode::SEE_OTHER);
+    over(&server, second, &cookie).await;
+    let hourly = send(&server, Method::POST, "/bots/tictactoe-random/play", None, Some(form)).await;
+    assert_eq!(hourly.status, StatusCode::TOO_MANY_REQUESTS, "{}", hourly.body);
+    let retry: u64 = hourly.headers[header::RETRY_AFTER]
+        .to_str()
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .expect("seconds");
+    assert!(retry > 60, "the hourly limit lasts: {retry}");
+}
+
+/// A game the server stopped during is marked aborted at the next start
+/// and its page says so; it is counted nowhere.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restart_mid_game_marks_it_aborted() {
+    let server = TestServer::start().await;
+    let _end = EndGames(server.core().people.clone());
+    let (id, cookie) = start(&server, "othello-greedy", "game=othello&side=first&clock=1m").await;
+    let state = settled(&server, id, &cookie).await;
+    assert_eq!(state["status"], "running");
+    // The process stops without ending the game (its row says running) and
+    // a new one starts on the same database.
+    let left = People::abort_left_over(server.core()).await.expect("aborted");
+    assert_eq!(left, 1);
+    let fresh = arbiter_http::router::app(arbiter_http::server::AppState {
+        core: arbiter_ladder::core::Core {
+            people: People::default(),
+            ..server.core().clone()
+        },
+        config: Default::default(),
+        streams: Default::default(),
+    });
+    let page = fresh
+        .oneshot(
+            Request::get(format!("/play/{id}"))
+                .body(Body::empty())
+                .expect("a request"),
+        )
+        .await
+        .expect("an answer");
+    assert_eq!(page.status(), StatusCode::OK);
+    let body = axum::body::to_bytes(page.into_body(), 1 << 20).await.expect("a body");
+    let body = String::from_utf8_lossy(&body);
+    assert!(body.contains("The server restarted during this game"), "{body}");
+    assert!(body.contains("Aborted."), "{body}");
+    server.core().people.stop_all();
+    let bot_page = send(&server, Method::GET, "/bots/othello-greedy", None, None).await;
+    assert!(
+        bot_page.body.contains("0 won, 0 drawn, 0 lost"),
+        "an aborted game counts nowhere"
+    );
+}

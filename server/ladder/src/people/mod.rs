@@ -1,0 +1,1040 @@
+//! Games people play against bots from the site: one game (no side
+//! swap), never rated, the bot sandboxed on its own fuel clock under its
+//! ladder's per-move control, the person on the wall clock they chose.
+//!
+//! The referee plays the game ([`arbiter_referee::play_game_observed`]) on
+//! a blocking thread with the person as one entrant: the person's turn
+//! waits for a move sent from the site. A move is checked here first,
+//! against the revision it was made on and the legal squares, so a double
+//! click or a second tab cannot move twice and an illegal square changes
+//! nothing.
+//!
+//! # Guarantees
+//!
+//! - Every game is a row of `people_games`, written when it starts and
+//!   when it ends; its replay (kind "human" for the person) re-runs the
+//!   bot's side byte for byte from the person's recorded moves.
+//! - Never rated: no rating row is read or written.
+//! - A game this process did not finish (it stopped) is marked `aborted`
+//!   at the next start, with a notice; it is never silently lost.
+//! - Per address: at most [`PeopleRules::per_address`] games at once and
+//!   [`PeopleRules::per_address_hour`] started per hour (429 with
+//!   `Retry-After` beyond them).
+
+pub mod board;
+mod person;
+
+use crate::core::Core;
+use crate::db::now_ms;
+use crate::error::{Error, Result};
+use arbiter_games::{FinishReason, Side, Variant};
+use arbiter_referee::{Entrant, MatchSettings, Progress, WasmBot, play_game_observed};
+use board::{Board, Square};
+use person::{Cores, Gated, Person};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Instant;
+use tokio::sync::watch;
+
+/// The limits on games against people.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PeopleRules {
+    /// Games one address may play at once.
+    pub per_address: usize,
+    /// Games one address may start in an hour.
+    pub per_address_hour: i64,
+    /// Games the server plays at once.
+    pub games: usize,
+    /// The longest a person may think over one move, even untimed (then
+    /// the game is lost on time), milliseconds.
+    pub idle_ms: u64,
+    /// How long an ended game stays in memory for its page, milliseconds.
+    pub keep_ended_ms: u64,
+}
+
+impl Default for PeopleRules {
+    /// 2 games at once and 30 an hour per address, 32 in all, 15 minutes
+    /// per move at most.
+    fn default() -> PeopleRules {
+        PeopleRules {
+            per_address: 2,
+            per_address_hour: 30,
+            games: 32,
+            idle_ms: 15 * 60 * 1000,
+            keep_ended_ms: 10 * 60 * 1000,
+        }
+    }
+}
+
+/// The person's clock: the choices the site offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Clock {
+    /// No clock (still at most [`PeopleRules::idle_ms`] per move).
+    #[serde(rename = "untimed")]
+    Untimed,
+    /// 5 minutes for the game.
+    #[serde(rename = "5m")]
+    FiveMinutes,
+    /// 1 minute for the game.
+    #[serde(rename = "1m")]
+    OneMinute,
+}
+
+impl Clock {
+    /// Every choice, in the order the site lists them.
+    pub const ALL: [Clock; 3] = [Clock::Untimed, Clock::FiveMinutes, Clock::OneMinute];
+
+    /// The clock's milliseconds, `None` untimed.
+    pub fn ms(self) -> Option<u64> {
+        match self {
+            Clock::Untimed => None,
+            Clock::FiveMinutes => Some(300_000),
+            Clock::OneMinute => Some(60_000),
+        }
+    }
+
+    /// Its name in forms and the API: `untimed`, `5m`, `1m`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Clock::Untimed => "untimed",
+            Clock::FiveMinutes => "5m",
+            Clock::OneMinute => "1m",
+        }
+    }
+
+    /// In words.
+    pub fn label(self) -> &'static str {
+        match self {
+            Clock::Untimed => "Untimed",
+            Clock::FiveMinutes => "5 minutes",
+            Clock::OneMinute => "1 minute",
+        }
+    }
+
+    /// The clock named `name` ([`Clock::as_str`]).
+    pub fn parse(name: &str) -> Option<Clock> {
+        Clock::ALL.into_iter().find(|clock| clock.as_str() == name)
+    }
+}
+
+/// A game to start.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    /// The bot's name.
+    pub bot: String,
+    /// Tic-tac-toe or an Othello mode the bot plays.
+    pub variant: Variant,
+    /// The side the person plays; `None`: drawn at random.
+    pub side: Option<Side>,
+    /// The person's clock.
+    pub clock: Clock,
+    /// The person's name (a guest name, or the signed-in user's).
+    pub person: String,
+    /// The signed-in user, if any.
+    pub user_id: Option<i64>,
+    /// The address the request came from, for the limits.
+    pub address: String,
+    /// Othello from the seeded 12-disc opening ladder matches use, instead
+    /// of the start position.
+    pub random_opening: bool,
+}
+
+/// A started game: its id and the key that lets its person move (kept in
+/// the person's cookie; only its hash is kept here).
+#[derive(Clone, Debug)]
+pub struct Started {
+    /// The game's id.
+    pub id: i64,
+    /// The person's key.
+    pub key: String,
+}
+
+/// Why a move or a resignation was refused; nothing changed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    /// No such game.
+    #[error("no game {0}")]
+    NoGame(i64),
+    /// The key is not this game's person's.
+    #[error("only the person playing this game can move in it")]
+    NotYourGame,
+    /// The game is over.
+    #[error("the game is over")]
+    Over,
+    /// It is the bot's turn.
+    #[error("not_your_turn: it is the bot's turn")]
+    NotYourTurn,
+    /// The move was made on another position (a double click, a second
+    /// tab): the current revision is given.
+    #[error("stale_revision: the game is at revision {0}")]
+    StaleRevision(u32),
+    /// Not a legal square now.
+    #[error("illegal_move: {0} is not a legal square")]
+    IllegalMove(String),
+}
+
+impl Refused {
+    /// The short code the API answers with.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refused::NoGame(_) => "no_game",
+            Refused::NotYourGame => "not_your_game",
+            Refused::Over => "game_over",
+            Refused::NotYourTurn => "not_your_turn",
+            Refused::StaleRevision(_) => "stale_revision",
+            Refused::IllegalMove(_) => "illegal_move",
+        }
+    }
+}
+
+/// A game as its page and the API show it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameView {
+    /// The game's id.
+    pub id: i64,
+    /// The bot's name.
+    pub bot: String,
+    /// `tictactoe:standard`, `othello:std`, …
+    pub variant: String,
+    /// The person's name.
+    pub person: String,
+    /// The side the person plays: `X`/`O` or `black`/`white`.
+    pub person_colour: &'static str,
+    /// The side the bot plays.
+    pub bot_colour: &'static str,
+    /// Whether the person moves first.
+    pub person_first: bool,
+    /// The person's clock (`untimed`, `5m`, `1m`).
+    pub clock: String,
+    /// `running`, `finished` or `aborted`.
+    pub status: &'static str,
+    /// Moves made so far: a move is sent with the revision it was made on.
+    pub revision: u32,
+    /// Who is to move: `person` or `bot`; `None` when over.
+    pub to_move: Option<&'static str>,
+    /// The board, top row first.
+    pub rows: Vec<Vec<Square>>,
+    /// The person's legal squares (when it is their turn).
+    pub legal: Vec<String>,
+    /// Discs or marks: the person's, the bot's.
+    pub counts: [u32; 2],
+    /// The person's clock left, milliseconds, when timed.
+    pub clock_left_ms: Option<u64>,
+    /// The moves in order.
+    pub moves: Vec<String>,
+    /// `person`, `bot`, or `draw` when finished.
+    pub result: Option<&'static str>,
+    /// Why it ended (`line`, `discs`, `timeout`, `resigned`, …).
+    pub reason: Option<String>,
+    /// A notice for the person (why a game was aborted).
+    pub notice: Option<String>,
+}
+
+/// A person's games against a bot, in numbers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    /// Games the bot won.
+    pub wins: i64,
+    /// Games drawn.
+    pub draws: i64,
+    /// Games the bot lost.
+    pub losses: i64,
+}
+
+/// One ended game in a bot's list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct PastGame {
+    /// The game's id.
+    pub id: i64,
+    /// Its variant.
+    pub variant: String,
+    /// The person's name.
+    pub person: String,
+    /// `finished` or `aborted`.
+    pub status: String,
+    /// `person`, `bot` or `None` (a draw, or aborted).
+    pub winner: Option<String>,
+    /// Why it ended.
+    pub reason: Option<String>,
+    /// When it started (Unix ms).
+    pub created_ms: i64,
+}
+
+/// The notice of a game the server stopped during.
+pub const ABORTED_NOTICE: &str =
+    "The server restarted during this game, so it was aborted. It is not counted anywhere.";
+
+/// A live game.
+struct Live {
+    id: i64,
+    bot: String,
+    variant: Variant,
+    person: String,
+    person_side: Side,
+    clock: Clock,
+    key_hash: String,
+    address: String,
+    idle_ms: u64,
+    state: Mutex<LiveState>,
+    /// Wakes the person's turn (a move, a resignation, a stop).
+    wake: Condvar,
+    /// The revision, for pages and streams that wait for a change.
+    revision: watch::Sender<u64>,
+}
+
+struct LiveState {
+    board: Board,
+    revision: u32,
+    moves: Vec<String>,
+    waiting: bool,
+    reply: Option<String>,
+    clock_left_ms: Option<u64>,
+    turn_started: Option<Instant>,
+    resigned: bool,
+    stopping: bool,
+    ended: Option<Ended>,
+}
+
+#[derive(Clone, Debug)]
+struct Ended {
+    status: &'static str,
+    result: Option<&'static str>,
+    reason: String,
+    notice: Option<String>,
+    at: Instant,
+}
+
+impl Live {
+    fn lock(&self) -> MutexGuard<'_, LiveState> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Tells waiting pages that the game changed.
+    fn changed(&self) {
+        self.revision.send_modify(|r| *r += 1);
+    }
+
+    fn view(&self) -> GameView {
+        let state = self.lock();
+        let to_move = state.board.to_move();
+        let person_to_move = state.ended.is_none() && state.waiting && to_move == Some(self.person_side);
+        let counts = state.board.counts();
+        let clock_left_ms = state
+            .clock_left_ms
+            .map(|left| match (person_to_move, state.turn_started) {
+                (true, Some(started)) => left.saturating_sub(u64::try_from(started.elapsed().as_millis()).unwrap_or(0)),
+                _ => left,
+            });
+        GameView {
+            id: self.id,
+            bot: self.bot.clone(),
+            variant: self.variant.to_string(),
+            person: self.person.clone(),
+            person_colour: state.board.side_name(self.person_side),
+            bot_colour: state.board.side_name(self.person_side.other()),
+            person_first: self.person_side == Side::First,
+            clock: self.clock.as_str().to_owned(),
+            status: state.ended.as_ref().map_or("running", |e| e.status),
+            revision: state.revision,
+            to_move: match (&state.ended, to_move) {
+                (None, Some(side)) if side == self.person_side => Some("person"),
+                (None, Some(_)) => Some("bot"),
+                _ => None,
+            },
+            rows: state.board.rows(),
+            legal: if person_to_move {
+                state.board.legal()
+            } else {
+                Vec::new()
+            },
+            counts: [
+                counts[self.person_side.index()],
+                counts[self.person_side.other().index()],
+            ],
+            clock_left_ms,
+            moves: state.moves.clone(),
+            result: state.ended.as_ref().and_then(|e| e.result),
+            reason: state.ended.as_ref().map(|e| e.reason.clone()),
+            notice: state.ended.as_ref().and_then(|e| e.notice.clone()),
+        }
+    }
+}
+
+/// The games people are playing in this process (cheap to clone; clones
+/// share them).
+#[derive(Clone)]
+pub struct People {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    rules: PeopleRules,
+    games: Mutex<HashMap<i64, Arc<Live>>>,
+    cores: Arc<Cores>,
+}
+
+impl std::fmt::Debug for People {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("People")
+            .field("rules", &self.inner.rules)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for People {
+    fn default() -> People {
+        People::new(PeopleRules::default())
+    }
+}
+
+/// The hash a person's key is kept under.
+fn key_hash(key: &str) -> String {
+    hex(&Sha256::digest(key.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl People {
+    /// No games yet, with `rules`.
+    pub fn new(rules: PeopleRules) -> People {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        People {
+            inner: Arc::new(Inner {
+                rules,
+                games: Mutex::new(HashMap::new()),
+                cores: Arc::new(Cores::new(cores)),
+            }),
+        }
+    }
+
+    /// The rules in force.
+    pub fn rules(&self) -> PeopleRules {
+        self.inner.rules
+    }
+
+    fn games(&self) -> MutexGuard<'_, HashMap<i64, Arc<Live>>> {
+        self.inner.games.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn live(&self, id: i64) -> Option<Arc<Live>> {
+        self.games().get(&id).cloned()
+    }
+
+    /// Marks the games an earlier process left running as aborted, with
+    /// the notice; returns how many. Call once at start.
+    pub async fn abort_left_over(core: &Core) -> Result<u64> {
+        let done = sqlx::query(
+            "UPDATE people_games SET status = 'aborted', reason = 'server_restart', finished_ms = $1 \
+             WHERE status = 'running'",
+        )
+        .bind(now_ms())
+        .execute(&core.db.pool)
+        .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Starts a game: the bot must be active, sandboxed, play the variant
+    /// and allow games against people; the address must be within its
+    /// limits.
+    pub async fn start(&self, core: &Core, new: NewGame) -> Result<Started> {
+        let rules = self.inner.rules;
+        let variant = new.variant;
+        if variant.is_tick_based() {
+            return Err(Error::Invalid(
+                "games against people are tic-tac-toe or Othello".to_owned(),
+            ));
+        }
+        let row: Option<(i64, String, String, i64)> = sqlx::query_as(
+            "SELECT v.id, v.sha256, b.name, b.people_play FROM bots b \
+             JOIN versions v ON v.bot_id = b.id \
+             JOIN version_ladders vl ON vl.version_id = v.id \
+             WHERE b.name_key = $1 AND b.retired = 0 AND v.status = 'active' AND v.remote_url IS NULL \
+               AND v.agent = 0 AND vl.ladder = $2 \
+             ORDER BY v.number DESC LIMIT 1",
+        )
+        .bind(new.bot.to_lowercase())
+        .bind(variant.to_string())
+        .fetch_optional(&core.db.pool)
+        .await?;
+        let Some((version_id, sha256, bot, allowed)) = row else {
+            return Err(Error::Invalid(format!(
+                "{} has no active sandboxed version that plays {variant}",
+                new.bot
+            )));
+        };
+        if allowed == 0 {
+            return Err(Error::Invalid(format!(
+                "{bot}'s owner does not allow games against people"
+            )));
+        }
+        let person = new.person.trim();
+        if person.is_empty() || person.chars().count() > 32 || person.chars().any(char::is_control) {
+            return Err(Error::Invalid("a name is 1 to 32 characters".to_owned()));
+        }
+        {
+            let games = self.games();
+            let playing = games.values().filter(|g| g.lock().ended.is_none());
+            let (mut all, mut here) = (0, 0);
+            for game in playing {
+                all += 1;
+                if game.address == new.address {
+                    here += 1;
+                }
+            }
+            if here >= rules.per_address {
+                return Err(Error::RateLimited {
+                    message: format!(
+                        "at most {} games at once from one address: finish one first",
+                        rules.per_address
+                    ),
+                    retry_after_s: 30,
+                });
+            }
+            if all >= rules.games {
+                return Err(Error::RateLimited {
+                    message: "the server is playing as many games against people as it can: try again soon".to_owned(),
+                    retry_after_s: 30,
+                });
+            }
+        }
+        crate::auth::rate_limit(
+            &core.db,
+            &format!("people:{}", new.address),
+            rules.per_address_hour,
+            3_600_000,
+        )
+        .await?;
+
+        let mut random = [0u8; 16];
+        getrandom::fill(&mut random).map_err(|e| Error::Host(format!("no randomness: {e}")))?;
+        let seed = u64::from_le_bytes(random[..8].try_into().unwrap_or_default()) >> 1;
+        let person_side = new
+            .side
+            .unwrap_or(if random[8] & 1 == 0 { Side::First } else { Side::Second });
+        let key = hex(&random) + &hex(&Sha256::digest(random)[..8]);
+        let board = Board::start(variant, seed, new.random_opening)
+            .ok_or_else(|| Error::Invalid("games against people are tic-tac-toe or Othello".to_owned()))?;
+        let time = crate::ladders::time_control(&core.db, variant).await?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO people_games (version_id, variant, person, user_id, person_side, clock_ms, seed, \
+               random_opening, status, created_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'running', $9) RETURNING id",
+        )
+        .bind(version_id)
+        .bind(variant.to_string())
+        .bind(person)
+        .bind(new.user_id)
+        .bind(i64::from(u8::from(person_side)))
+        .bind(new.clock.ms().map(|ms| ms as i64))
+        .bind(seed as i64)
+        .bind(i64::from(new.random_opening))
+        .bind(now_ms())
+        .fetch_one(&core.db.pool)
+        .await?;
+
+        let live = Arc::new(Live {
+            id,
+            bot: bot.clone(),
+            variant,
+            person: person.to_owned(),
+            person_side,
+            clock: new.clock,
+            key_hash: key_hash(&key),
+            address: new.address,
+            idle_ms: rules.idle_ms,
+            state: Mutex::new(LiveState {
+                board,
+                revision: 0,
+                moves: Vec::new(),
+                waiting: false,
+                reply: None,
+                clock_left_ms: new.clock.ms(),
+                turn_started: None,
+                resigned: false,
+                stopping: false,
+                ended: None,
+            }),
+            wake: Condvar::new(),
+            revision: watch::channel(0).0,
+        });
+        self.games().insert(id, live.clone());
+
+        let mut settings = MatchSettings::new(variant, seed);
+        settings.match_id = u64::try_from(id).unwrap_or_default();
+        settings.budget = time.budget();
+        settings.fuel_per_ms = Some(time.fuel_per_ms);
+        settings.standard_opening = !new.random_opening;
+        let (people, core2) = (self.clone(), core.clone());
+        let handle = tokio::runtime::Handle::current();
+        tokio::task::spawn_blocking(move || {
+            let outcome = play(&core2, &people, &live, &settings, &sha256);
+            handle.block_on(people.finish(&core2, &live, outcome));
+        });
+        Ok(Started { id, key })
+    }
+
+    /// The game `id` as its page shows it: live from memory, or ended from
+    /// its row and replay.
+    pub async fn view(&self, core: &Core, id: i64) -> Result<Option<GameView>> {
+        if let Some(live) = self.live(id) {
+            return Ok(Some(live.view()));
+        }
+        stored_view(core, id).await
+    }
+
+    /// Waits until game `id` changes after `seen` (a revision counter from
+    /// [`People::watch`]) or `timeout` passes.
+    pub fn watch(&self, id: i64) -> Option<watch::Receiver<u64>> {
+        self.live(id).map(|live| live.revision.subscribe())
+    }
+
+    /// Whether `key` is the key of game `id`'s person.
+    pub fn is_person(&self, id: i64, key: &str) -> bool {
+        self.live(id).is_some_and(|live| live.key_hash == key_hash(key))
+    }
+
+    /// Game `id`, if `key` is its person's.
+    fn person_game(&self, id: i64, key: &str) -> std::result::Result<Arc<Live>, Refused> {
+        let live = self.live(id).ok_or(Refused::NoGame(id))?;
+        if live.key_hash != key_hash(key) {
+            return Err(Refused::NotYourGame);
+        }
+        Ok(live)
+    }
+
+    /// Plays `square` for the person holding `key`, on the position of
+    /// `revision`. Returns the new revision.
+    pub fn play_move(&self, id: i64, key: &str, revision: u32, square: &str) -> std::result::Result<u32, Refused> {
+        let live = self.person_game(id, key)?;
+        let mut state = live.lock();
+        if state.ended.is_some() {
+            return Err(Refused::Over);
+        }
+        if revision != state.revision {
+            return Err(Refused::StaleRevision(state.revision));
+        }
+        if !state.waiting || state.reply.is_some() {
+            return Err(Refused::NotYourTurn);
+        }
+        let line = state
+            .board
+            .reply_for(square)
+            .ok_or_else(|| Refused::IllegalMove(square.chars().take(16).collect()))?;
+        let name = square.trim().to_ascii_lowercase();
+        state.board.apply(&name);
+        state.moves.push(name);
+        state.revision += 1;
+        state.waiting = false;
+        state.reply = Some(line);
+        let revision = state.revision;
+        drop(state);
+        live.wake.notify_all();
+        live.changed();
+        Ok(revision)
+    }
+
+    /// Resigns game `id` for the person holding `key` (on their turn or
+    /// the bot's: the game ends at the person's next turn, at once when it
+    /// is theirs).
+    pub fn resign(&self, id: i64, key: &str) -> std::result::Result<(), Refused> {
+        let live = self.person_game(id, key)?;
+        let mut state = live.lock();
+        if state.ended.is_some() {
+            return Err(Refused::Over);
+        }
+        state.resigned = true;
+        drop(state);
+        live.wake.notify_all();
+        Ok(())
+    }
+
+    /// Ends every live game as the server stops: each becomes `aborted`.
+    pub fn stop_all(&self) {
+        for live in self.games().values() {
+            live.lock().stopping = true;
+            live.wake.notify_all();
+        }
+    }
+
+    /// Games ended long enough ago leave memory (their page reads the row).
+    fn sweep(&self) {
+        let keep = std::time::Duration::from_millis(self.inner.rules.keep_ended_ms);
+        self.games()
+            .retain(|_, live| live.lock().ended.as_ref().is_none_or(|e| e.at.elapsed() < keep));
+    }
+
+    /// Records how game `live` ended.
+    async fn finish(&self, core: &Core, live: &Live, outcome: std::result::Result<Finished, String>) {
+        let ended = match outcome {
+            Ok(finished) => {
+                let result = match finished.winner {
+                    Some(side) if side == live.person_side => Some("person"),
+                    Some(_) => Some("bot"),
+                    None => None,
+                };
+                let written = record(core, live.id, result, &finished).await;
+                if let Err(error) = written {
+                    tracing::warn!(id = live.id, %error, "cannot record the game against a person");
+                }
+                Ended {
+                    status: "finished",
+                    result: Some(result.unwrap_or("draw")),
+                    reason: finished.reason.as_str().to_owned(),
+                    notice: None,
+                    at: Instant::now(),
+                }
+            }
+            Err(why) => {
+                tracing::warn!(id = live.id, %why, "a game against a person was aborted");
+                let stopping = live.lock().stopping;
+                let (reason, notice) = if stopping {
+                    ("server_restart", ABORTED_NOTICE.to_owned())
+                } else {
+                    (
+                        "host_failure",
+                        format!("The server could not run the bot, so the game was aborted: {why}"),
+                    )
+                };
+                let written = sqlx::query(
+                    "UPDATE people_games SET status = 'aborted', reason = $1, finished_ms = $2 WHERE id = $3",
+                )
+                .bind(reason)
+                .bind(now_ms())
+                .bind(live.id)
+                .execute(&core.db.pool)
+                .await;
+                if let Err(error) = written {
+                    tracing::warn!(id = live.id, %error, "cannot mark the game against a person aborted");
+                }
+                Ended {
+                    status: "aborted",
+                    result: None,
+                    reason: reason.to_owned(),
+                    notice: Some(notice),
+                    at: Instant::now(),
+                }
+            }
+        };
+        live.lock().ended = Some(ended);
+        live.changed();
+        self.sweep();
+    }
+}
+
+/// A played game, ready to record.
+struct Finished {
+    winner: Option<Side>,
+    reason: FinishReason,
+    replay: Vec<u8>,
+    stderr: String,
+}
+
+/// Plays game `live` through the referee (blocking).
+fn play(
+    core: &Core,
+    people: &People,
+    live: &Arc<Live>,
+    settings: &MatchSettings,
+    sha256: &str,
+) -> std::result::Result<Finished, String> {
+    let module = core.load_module(sha256)?;
+    let bot = Gated {
+        bot: Box::new(WasmBot::new(core.sandbox.clone(), module, live.bot.clone())),
+        cores: people.inner.cores.clone(),
+    };
+    let person = Person { live: live.clone() };
+    let entrants: [&dyn Entrant; 2] = [&person, &bot];
+    // Participant 0 is the person.
+    let sides = if live.person_side == Side::First {
+        [0, 1]
+    } else {
+        [1, 0]
+    };
+    let bot_side = live.person_side.other();
+    let mut observe = |_game: u8, progress: Progress<'_>| {
+        if let Progress::Turn(turn) = progress
+            && turn.side == bot_side
+            && turn.fault.is_none()
+            && let Some(action) = &turn.action
+            && action != "hello"
+        {
+            let mut state = live.lock();
+            if state.board.apply(action) {
+                state.moves.push(action.clone());
+                state.revision += 1;
+            }
+            drop(state);
+            live.changed();
+        }
+    };
+    let played = play_game_observed(settings, entrants, sides, &mut observe).map_err(|e| e.to_string())?;
+    let game = played
+        .replay
+        .games
+        .first()
+        .ok_or_else(|| "the referee played no game".to_owned())?;
+    let winner = played.replay.result.winner.map(|participant| {
+        // Participant 0 (the person) plays `live.person_side`.
+        if participant == 0 { live.person_side } else { bot_side }
+    });
+    let stderr = String::from_utf8_lossy(&played.logs[1][0]).into_owned();
+    Ok(Finished {
+        winner,
+        reason: game.reason,
+        replay: played.replay.to_json(),
+        stderr,
+    })
+}
+
+/// Writes an ended game's result, replay and the bot's stderr.
+async fn record(core: &Core, id: i64, winner: Option<&str>, finished: &Finished) -> Result<()> {
+    let json = finished.replay.clone();
+    let stored = core
+        .blobs
+        .run(move |blobs| crate::replays::prepare(blobs, &json))
+        .await
+        .map_err(|e| Error::Host(format!("cannot store the replay: {e}")))?;
+    let mut tx = core.db.begin_write().await?;
+    crate::replays::insert(&mut *tx, &stored).await?;
+    sqlx::query(
+        "UPDATE people_games SET status = 'finished', winner = $1, reason = $2, replay_sha256 = $3, stderr = $4, \
+           finished_ms = $5 WHERE id = $6",
+    )
+    .bind(winner)
+    .bind(finished.reason.as_str())
+    .bind(&stored.sha256)
+    .bind(&finished.stderr)
+    .bind(now_ms())
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// A `people_games` row as a page reads it.
+#[derive(sqlx::FromRow)]
+struct StoredGame {
+    bot: String,
+    variant: String,
+    person: String,
+    person_side: i64,
+    clock_ms: Option<i64>,
+    seed: i64,
+    random_opening: i64,
+    status: String,
+    winner: Option<String>,
+    reason: Option<String>,
+    replay_sha256: Option<String>,
+}
+
+/// Game `id` from its row (and replay, for the board), once it has left
+/// memory.
+async fn stored_view(core: &Core, id: i64) -> Result<Option<GameView>> {
+    let row: Option<StoredGame> = sqlx::query_as(
+        "SELECT b.name AS bot, p.variant, p.person, p.person_side, p.clock_ms, p.seed, p.random_opening, p.status, \
+           p.winner, p.reason, p.replay_sha256 \
+         FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
+         WHERE p.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(&core.db.pool)
+    .await?;
+    let Some(StoredGame {
+        bot,
+        variant,
+        person,
+        person_side: side,
+        clock_ms,
+        seed,
+        random_opening,
+        status,
+        winner,
+        reason,
+        replay_sha256: replay,
+    }) = row
+    else {
+        return Ok(None);
+    };
+    let Ok(parsed) = variant.parse::<Variant>() else {
+        return Ok(None);
+    };
+    let Some(mut board) = Board::start(parsed, seed as u64, random_opening != 0) else {
+        return Ok(None);
+    };
+    let mut moves = Vec::new();
+    if let Some(key) = replay
+        && let Some(json) = crate::replays::read(&core.db, &core.blobs, &key).await?
+        && let Ok(replay) = arbiter_referee::Replay::from_json(&json)
+        && let Some(game) = replay.games.first()
+    {
+        for turn in &game.turns {
+            if let Some(action) = &turn.action
+                && turn.fault.is_none()
+                && action != "hello"
+                && board.apply(action)
+            {
+                moves.push(action.clone());
+            }
+        }
+    }
+    let person_side = if side == 0 { Side::First } else { Side::Second };
+    let counts = board.counts();
+    let status = if status == "finished" {
+        "finished"
+    } else if status == "running" {
+        "running"
+    } else {
+        "aborted"
+    };
+    Ok(Some(GameView {
+        id,
+        bot,
+        variant,
+        person,
+        person_colour: board.side_name(person_side),
+        bot_colour: board.side_name(person_side.other()),
+        person_first: person_side == Side::First,
+        clock: Clock::ALL
+            .into_iter()
+            .find(|c| c.ms().map(|ms| ms as i64) == clock_ms)
+            .unwrap_or(Clock::Untimed)
+            .as_str()
+            .to_owned(),
+        status,
+        revision: moves.len() as u32,
+        to_move: None,
+        rows: board.rows(),
+        legal: Vec::new(),
+        counts: [counts[person_side.index()], counts[person_side.other().index()]],
+        clock_left_ms: None,
+        moves,
+        result: match (status, winner.as_deref()) {
+            ("finished", Some("person")) => Some("person"),
+            ("finished", Some("bot")) => Some("bot"),
+            ("finished", _) => Some("draw"),
+            _ => None,
+        },
+        notice: (status == "aborted").then(|| match reason.as_deref() {
+            Some("server_restart") | None => ABORTED_NOTICE.to_owned(),
+            Some(other) => format!("The game was aborted ({other})."),
+        }),
+        reason,
+    }))
+}
+
+/// A bot's games against people: the tally (from the bot's side) and the
+/// latest `limit` ended games.
+pub async fn of_bot(core: &Core, bot: &str, limit: i64) -> Result<(Tally, Vec<PastGame>)> {
+    let (wins, draws, losses): (Option<i64>, Option<i64>, Option<i64>) = sqlx::query_as(
+        "SELECT SUM(CASE WHEN p.winner = 'bot' THEN 1 ELSE 0 END), \
+                SUM(CASE WHEN p.winner IS NULL THEN 1 ELSE 0 END), \
+                SUM(CASE WHEN p.winner = 'person' THEN 1 ELSE 0 END) \
+         FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
+         WHERE b.name_key = $1 AND p.status = 'finished'",
+    )
+    .bind(bot.to_lowercase())
+    .fetch_one(&core.db.pool)
+    .await?;
+    let games: Vec<PastGame> = sqlx::query_as(
+        "SELECT p.id, p.variant, p.person, p.status, p.winner, p.reason, p.created_ms \
+         FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
+         WHERE b.name_key = $1 AND p.status <> 'running' ORDER BY p.id DESC LIMIT $2",
+    )
+    .bind(bot.to_lowercase())
+    .bind(limit)
+    .fetch_all(&core.db.pool)
+    .await?;
+    Ok((
+        Tally {
+            wins: wins.unwrap_or(0),
+            draws: draws.unwrap_or(0),
+            losses: losses.unwrap_or(0),
+        },
+        games,
+    ))
+}
+
+/// The replay JSON of ended game `id`, if it has one.
+pub async fn replay(core: &Core, id: i64) -> Result<Option<Vec<u8>>> {
+    let key: Option<Option<String>> = sqlx::query_scalar("SELECT replay_sha256 FROM people_games WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&core.db.pool)
+        .await?;
+    match key.flatten() {
+        Some(key) => crate::replays::read(&core.db, &core.blobs, &key).await,
+        None => Ok(None),
+    }
+}
+
+/// The bot's stderr in game `id`, for the bot's owner `user_id` only.
+pub async fn stderr_for_owner(core: &Core, id: i64, user_id: i64) -> Result<Option<String>> {
+    let row: Option<Option<String>> = sqlx::query_scalar(
+        "SELECT p.stderr FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
+         WHERE p.id = $1 AND b.owner_id = $2",
+    )
+    .bind(id)
+    .bind(user_id)
+    .fetch_optional(&core.db.pool)
+    .await?;
+    Ok(row.map(Option::unwrap_or_default))
+}
+
+/// What a person may play against a bot: its name as registered, the
+/// variants its active sandboxed version plays (skirmish left out), and
+/// whether its owner allows games against people.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Playable {
+    /// The bot's name.
+    pub bot: String,
+    /// Tic-tac-toe and the Othello modes it plays.
+    pub variants: Vec<Variant>,
+    /// The owner's consent.
+    pub allowed: bool,
+}
+
+/// What a person may play against `bot`; `None` if there is no such bot.
+pub async fn playable(core: &Core, bot: &str) -> Result<Option<Playable>> {
+    let rows: Vec<(String, i64, Option<String>)> = sqlx::query_as(
+        "SELECT b.name, b.people_play, vl.ladder FROM bots b \
+         LEFT JOIN versions v ON v.bot_id = b.id AND v.status = 'active' AND v.remote_url IS NULL AND v.agent = 0 \
+         LEFT JOIN version_ladders vl ON vl.version_id = v.id \
+         WHERE b.name_key = $1 AND b.retired = 0",
+    )
+    .bind(bot.to_lowercase())
+    .fetch_all(&core.db.pool)
+    .await?;
+    let Some((name, allowed, _)) = rows.first().cloned() else {
+        return Ok(None);
+    };
+    let mut variants: Vec<Variant> = rows
+        .iter()
+        .filter_map(|(_, _, ladder)| ladder.as_deref()?.parse::<Variant>().ok())
+        .filter(|variant| !variant.is_tick_based())
+        .collect();
+    variants.sort_by_key(|variant| variant.to_string());
+    variants.dedup();
+    Ok(Some(Playable {
+        bot: name,
+        variants,
+        allowed: allowed != 0,
+    }))
+}
+
+/// The house bots people may play on `ladder` (a fuel-clock ladder's
+/// name, e.g. `othello:std`), by name.
+pub async fn house_bots(core: &Core, ladder: &str) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar(
+        "SELECT b.name FROM bots b JOIN users u ON u.id = b.owner_id \
+         JOIN versions v ON v.bot_id = b.id AND v.status = 'active' \
+         JOIN version_ladders vl ON vl.version_id = v.id \
+         WHERE u.is_house = 1 AND b.retired = 0 AND b.people_play = 1 AND vl.ladder = $1 ORDER BY b.name",
+    )
+    .bind(ladder)
+    .fetch_all(&core.db.pool)
+    .await?)
+}

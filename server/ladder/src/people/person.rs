@@ -1,0 +1,187 @@
+//! The person's side of a game as the referee sees it: a player whose
+//! turn waits for the person's move (or the person's clock), and a bot
+//! whose turns wait for a free core.
+
+use super::Live;
+use arbiter_referee::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, Spent, TurnError};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// The person, as an entrant of the referee.
+pub(super) struct Person {
+    pub(super) live: Arc<Live>,
+}
+
+impl Entrant for Person {
+    fn info(&self) -> EntrantInfo {
+        EntrantInfo {
+            name: self.live.person.clone(),
+            kind: arbiter_referee::verify::HUMAN_KIND.to_owned(),
+            sha256: None,
+            // Given the person's recorded moves, the bot's side re-runs.
+            reproducible: true,
+        }
+    }
+
+    fn spawn(&self, _setup: &GameSetup) -> Result<Box<dyn Player>, SpawnError> {
+        Ok(Box::new(PersonPlayer {
+            live: self.live.clone(),
+        }))
+    }
+}
+
+struct PersonPlayer {
+    live: Arc<Live>,
+}
+
+/// A turn that ends without a move.
+fn fault(fault: Fault) -> TurnError {
+    TurnError {
+        fault,
+        spent: Spent::default(),
+    }
+}
+
+impl Player for PersonPlayer {
+    fn turn(&mut self, request: &str, _budget_us: u64) -> Result<Answer, TurnError> {
+        let answer = |line: String| Answer {
+            line,
+            spent: Spent::default(),
+        };
+        // Tic-tac-toe's greeting needs no answer from the person.
+        if serde_json::from_str::<serde_json::Value>(request).is_ok_and(|r| r["action"] == "init") {
+            return Ok(answer("{}".to_owned()));
+        }
+        let live = &self.live;
+        let mut state = live.lock();
+        if state.board.must_pass() {
+            // Passes are the server's to make, as in FlipSight's rooms.
+            state.board.apply("--");
+            state.moves.push("--".to_owned());
+            state.revision += 1;
+            let line = state.board.pass_reply();
+            drop(state);
+            live.changed();
+            return Ok(answer(line));
+        }
+        let started = Instant::now();
+        let allowed = state.clock_left_ms.unwrap_or(u64::MAX).min(live.idle_ms);
+        let deadline = started + Duration::from_millis(allowed);
+        state.waiting = true;
+        state.turn_started = Some(started);
+        drop(state);
+        live.changed();
+        let mut state = live.lock();
+        loop {
+            if let Some(line) = state.reply.take() {
+                let used = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                if let Some(left) = state.clock_left_ms.as_mut() {
+                    *left = left.saturating_sub(used);
+                }
+                state.turn_started = None;
+                return Ok(answer(line));
+            }
+            let now = Instant::now();
+            let stop = if state.stopping {
+                Some(Fault::Host("the server stopped during the game".to_owned()))
+            } else if state.resigned {
+                Some(Fault::Resigned)
+            } else if now >= deadline {
+                if let Some(left) = state.clock_left_ms.as_mut() {
+                    *left = left.saturating_sub(allowed);
+                }
+                Some(Fault::Timeout)
+            } else {
+                None
+            };
+            if let Some(stop) = stop {
+                state.waiting = false;
+                state.turn_started = None;
+                return Err(fault(stop));
+            }
+            state = live
+                .wake
+                .wait_timeout(state, deadline - now)
+                .map(|(guard, _)| guard)
+                .unwrap_or_else(|poisoned| poisoned.into_inner().0);
+        }
+    }
+
+    fn stderr(&self) -> Vec<u8> {
+        Vec::new()
+    }
+}
+
+/// At most this many bot moves of games against people think at once;
+/// the rest wait their turn (their clock is fuel, so waiting costs them
+/// nothing).
+pub(super) struct Cores {
+    free: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl Cores {
+    pub(super) fn new(count: usize) -> Cores {
+        Cores {
+            free: Mutex::new(count.max(1)),
+            freed: Condvar::new(),
+        }
+    }
+
+    fn acquire(&self) {
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        while *free == 0 {
+            free = self.freed.wait(free).unwrap_or_else(|p| p.into_inner());
+        }
+        *free -= 1;
+    }
+
+    fn release(&self) {
+        *self.free.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        self.freed.notify_one();
+    }
+}
+
+/// The bot, thinking only when a core is free.
+pub(super) struct Gated {
+    pub(super) bot: Box<dyn Entrant>,
+    pub(super) cores: Arc<Cores>,
+}
+
+impl Entrant for Gated {
+    fn info(&self) -> EntrantInfo {
+        self.bot.info()
+    }
+
+    fn spawn(&self, setup: &GameSetup) -> Result<Box<dyn Player>, SpawnError> {
+        self.cores.acquire();
+        let player = self.bot.spawn(setup);
+        self.cores.release();
+        Ok(Box::new(GatedPlayer {
+            player: player?,
+            cores: self.cores.clone(),
+        }))
+    }
+}
+
+struct GatedPlayer {
+    player: Box<dyn Player>,
+    cores: Arc<Cores>,
+}
+
+impl Player for GatedPlayer {
+    fn turn(&mut self, request: &str, budget_us: u64) -> Result<Answer, TurnError> {
+        self.cores.acquire();
+        let answer = self.player.turn(request, budget_us);
+        self.cores.release();
+        answer
+    }
+
+    fn stderr(&self) -> Vec<u8> {
+        self.player.stderr()
+    }
+
+    fn peak_memory_bytes(&self) -> Option<u64> {
+        self.player.peak_memory_bytes()
+    }
+}

@@ -1,0 +1,160 @@
+// A game against a bot, live: moves go to the same form the page posts
+// without JavaScript, the board is redrawn from /play/{id}/state (waiting
+// for the bot's answer), and the arrow keys move between legal squares.
+(function () {
+  "use strict";
+  var form = document.getElementById("play-board");
+  if (!form) return;
+  var id = form.dataset.game;
+  var status = document.getElementById("play-status");
+  var moves = document.getElementById("play-moves");
+  var table = form.querySelector("table");
+  var othello = table.classList.contains("othello");
+  var revision = Number(form.dataset.revision);
+  var running = true;
+  var sending = false;
+
+  function cell(square, legal) {
+    var td = document.createElement("td");
+    td.className = "sq " + square.mark;
+    if (legal) {
+      var button = document.createElement("button");
+      button.type = "submit";
+      button.name = "square";
+      button.value = square.name;
+      button.className = "legal";
+      button.setAttribute("aria-label", square.name + ", legal move");
+      if (othello) {
+        var dot = document.createElement("span");
+        dot.className = "dot";
+        dot.setAttribute("aria-hidden", "true");
+        button.appendChild(dot);
+      }
+      td.appendChild(button);
+    } else {
+      var mark = document.createElement("span");
+      mark.className = "mark";
+      mark.setAttribute("role", "img");
+      mark.setAttribute("aria-label", square.name + ", " + (square.mark || "empty"));
+      if (!othello) mark.textContent = square.mark;
+      td.appendChild(mark);
+    }
+    return td;
+  }
+
+  function render(game) {
+    var focused = document.activeElement && document.activeElement.value;
+    revision = game.revision;
+    form.dataset.revision = String(revision);
+    form.querySelector("input[name=revision]").value = String(revision);
+    var myTurn = game.mine && game.to_move === "person" && game.legal.length > 0;
+    var labels = Array.prototype.map.call(table.tBodies[0].rows, function (r) { return r.cells[0].textContent; });
+    var body = document.createElement("tbody");
+    game.rows.forEach(function (row, index) {
+      var tr = document.createElement("tr");
+      var th = document.createElement("th");
+      th.scope = "row";
+      th.textContent = labels[index] || String(index + 1);
+      tr.appendChild(th);
+      row.forEach(function (square) {
+        tr.appendChild(cell(square, myTurn && game.legal.indexOf(square.name) >= 0));
+      });
+      body.appendChild(tr);
+    });
+    table.replaceChild(body, table.tBodies[0]);
+    if (status.textContent !== game.status_line) status.textContent = game.status_line;
+    moves.textContent = game.moves.join(" ");
+    var buttons = legalButtons();
+    var again = buttons.filter(function (b) { return b.value === focused; })[0];
+    if (myTurn && buttons.length) (again || buttons[0]).focus({ preventScroll: true });
+    if (game.status !== "running") {
+      running = false;
+      // The finished page has the replay's link and the result.
+      window.setTimeout(function () { window.location.reload(); }, 1500);
+    }
+  }
+
+  function legalButtons() {
+    return Array.prototype.slice.call(table.querySelectorAll("button.legal"));
+  }
+
+  function fetchState(after) {
+    var url = "/play/" + id + "/state" + (after === null ? "" : "?after=" + after);
+    return fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } }).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return r.json();
+    });
+  }
+
+  function follow() {
+    if (!running) return;
+    fetchState(revision)
+      .then(function (game) {
+        render(game);
+        follow();
+      })
+      .catch(function () {
+        window.setTimeout(follow, 2000);
+      });
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    if (sending) return;
+    var submitter = event.submitter;
+    if (!submitter) return;
+    var data = new URLSearchParams();
+    data.set("revision", String(revision));
+    data.set(submitter.name, submitter.value);
+    sending = true;
+    legalButtons().forEach(function (b) { b.disabled = true; });
+    fetch(form.action, {
+      method: "POST",
+      body: data,
+      credentials: "same-origin",
+      headers: { Accept: "application/json" },
+    })
+      .then(function (r) {
+        return r.json().then(function (answer) {
+          if (!r.ok) status.textContent = answer.message || "That move was refused.";
+          return fetchState(null);
+        });
+      })
+      .then(render)
+      .catch(function () {
+        status.textContent = "The move could not be sent: try again.";
+        legalButtons().forEach(function (b) { b.disabled = false; });
+      })
+      .then(function () { sending = false; });
+  });
+
+  // Arrow keys: to the nearest legal square in that direction.
+  table.addEventListener("keydown", function (event) {
+    var steps = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[event.key];
+    if (!steps || !event.target.matches("button.legal")) return;
+    var at = function (b) {
+      var td = b.parentElement;
+      return [td.parentElement.rowIndex, td.cellIndex];
+    };
+    var here = at(event.target);
+    var best = null;
+    var bestCost = Infinity;
+    legalButtons().forEach(function (b) {
+      var p = at(b);
+      var along = (p[0] - here[0]) * steps[0] + (p[1] - here[1]) * steps[1];
+      var across = Math.abs((p[0] - here[0]) * steps[1]) + Math.abs((p[1] - here[1]) * steps[0]);
+      if (along <= 0) return;
+      var cost = along + 2 * across;
+      if (cost < bestCost) {
+        bestCost = cost;
+        best = b;
+      }
+    });
+    if (best) {
+      event.preventDefault();
+      best.focus();
+    }
+  });
+
+  follow();
+})();
