@@ -11,7 +11,9 @@
   var table = form.querySelector("table");
   var othello = table.classList.contains("othello");
   var revision = Number(form.dataset.revision);
-  var running = true;
+  // The game's change counter, from /state: -1 until the first answer.
+  var seq = -1;
+  var running = form.dataset.status === "running";
   var sending = false;
 
   function cell(square, legal) {
@@ -42,7 +44,13 @@
     return td;
   }
 
-  function render(game) {
+  // Draws `game` (an answer of /state); `message`, if any, is said before
+  // the status line (a refused move).
+  function render(game, message) {
+    // An answer older than the one shown (a long wait and a post's read
+    // can come back out of order) changes nothing.
+    if (game.seq < seq) return;
+    seq = game.seq;
     var focused = document.activeElement && document.activeElement.value;
     revision = game.revision;
     form.dataset.revision = String(revision);
@@ -62,7 +70,8 @@
       body.appendChild(tr);
     });
     table.replaceChild(body, table.tBodies[0]);
-    if (status.textContent !== game.status_line) status.textContent = game.status_line;
+    var line = message ? message + " " + game.status_line : game.status_line;
+    if (status.textContent !== line) status.textContent = line;
     moves.textContent = game.moves.join(" ");
     var buttons = legalButtons();
     var again = buttons.filter(function (b) { return b.value === focused; })[0];
@@ -79,7 +88,7 @@
   }
 
   function fetchState(after) {
-    var url = "/play/" + id + "/state" + (after === null ? "" : "?after=" + after);
+    var url = "/play/" + id + "/state" + (after === null || after < 0 ? "" : "?after=" + after);
     return fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } }).then(function (r) {
       if (!r.ok) throw new Error("HTTP " + r.status);
       return r.json();
@@ -88,7 +97,7 @@
 
   function follow() {
     if (!running) return;
-    fetchState(revision)
+    fetchState(seq)
       .then(function (game) {
         render(game);
         follow();
@@ -116,11 +125,12 @@
     })
       .then(function (r) {
         return r.json().then(function (answer) {
-          if (!r.ok) status.textContent = answer.message || "That move was refused.";
-          return fetchState(null);
+          var refused = r.ok ? null : answer.message || "That move was refused.";
+          return fetchState(null).then(function (game) {
+            render(game, refused);
+          });
         });
       })
-      .then(render)
       .catch(function () {
         status.textContent = "The move could not be sent: try again.";
         legalButtons().forEach(function (b) { b.disabled = false; });
@@ -156,5 +166,5 @@
     }
   });
 
-  follow();
+  if (running) follow();
 })();

@@ -221,7 +221,15 @@ pub fn status_line(game: &GameView) -> String {
         (_, Some("person"), _) => format!("You won ({}).", reason_words(game)),
         (_, Some("bot"), _) => format!("{} won ({}).", game.bot, reason_words(game)),
         (_, Some(_), _) => format!("A draw ({}).", reason_words(game)),
-        (_, None, Some("person")) => format!("Your move ({}).{clock}", game.person_colour),
+        (_, None, Some("person")) => {
+            // Said politely to a screen reader: what the bot just played.
+            let played = match game.moves.last().map(String::as_str) {
+                Some("--") => format!("{} passed. ", game.bot),
+                Some(square) => format!("{} played {square}. ", game.bot),
+                None => String::new(),
+            };
+            format!("{played}Your move ({}).{clock}", game.person_colour)
+        }
         (_, None, Some(_)) => format!("{} is thinking…{clock}", game.bot),
         _ => "Starting…".to_owned(),
     }
@@ -429,23 +437,27 @@ pub async fn replay(State(state): State<AppState>, Path(id): Path<i64>) -> Resul
 /// The query of `GET /play/{id}/state`.
 #[derive(Deserialize)]
 pub struct StateQuery {
-    /// Answer once the game's revision differs from this (or after 20 s).
-    after: Option<u32>,
+    /// Answer once the game's change counter (`seq`) differs from this
+    /// (or after 20 s).
+    after: Option<u64>,
 }
 
 /// What `GET /play/{id}/state` answers: the game, whether the caller is
-/// its person, and the status line the page shows.
+/// its person, the status line the page shows, and the game's change
+/// counter (it moves on every change, also the start of the person's turn,
+/// which leaves the revision as it is).
 #[derive(serde::Serialize)]
 struct StateAnswer {
     #[serde(flatten)]
     game: GameView,
     mine: bool,
     status_line: String,
+    seq: u64,
 }
 
-/// `GET /play/{id}/state[?after=REVISION]`: the game as JSON for the
-/// page's script; with `after`, waits (at most 20 s) until the game is at
-/// another revision or over.
+/// `GET /play/{id}/state[?after=SEQ]`: the game as JSON for the page's
+/// script; with `after`, waits (at most 20 s) until the game has changed
+/// since the answer that gave that `seq`.
 pub async fn state(
     State(state): State<AppState>,
     Path(id): Path<i64>,
@@ -453,25 +465,30 @@ pub async fn state(
     axum::extract::Query(query): axum::extract::Query<StateQuery>,
 ) -> Result<Response, crate::error::ApiError> {
     let people = &state.core.people;
-    let not_found = || crate::error::ApiError(arbiter_ladder::error::Error::not_found(format!("game {id}")));
-    let mut game = people.view(&state.core, id).await?.ok_or_else(not_found)?;
-    if let (Some(after), Some(mut changes)) = (query.after, people.watch(id)) {
+    let changes = people.watch(id);
+    if let (Some(after), Some(mut changes)) = (query.after, changes.clone()) {
         let _ = tokio::time::timeout(std::time::Duration::from_secs(20), async {
-            while game.revision == after && game.status == "running" && changes.changed().await.is_ok() {
-                match people.view(&state.core, id).await {
-                    Ok(Some(now)) => game = now,
-                    _ => return,
+            while *changes.borrow_and_update() == after {
+                if changes.changed().await.is_err() {
+                    return;
                 }
             }
         })
         .await;
     }
+    // Read before the game: a change after it is seen at the next wait.
+    let seq = changes.map_or(0, |changes| *changes.borrow());
+    let game = people
+        .view(&state.core, id)
+        .await?
+        .ok_or_else(|| crate::error::ApiError(arbiter_ladder::error::Error::not_found(format!("game {id}"))))?;
     let mine = key_of(&headers, id).is_some_and(|key| people.is_person(id, &key));
     let status_line = status_line(&game);
     let mut response = axum::Json(StateAnswer {
         game,
         mine,
         status_line,
+        seq,
     })
     .into_response();
     response
