@@ -224,9 +224,16 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
 
     let matches = match_rows::recent_for_bot(&state, bot.id, 20).await?;
     let agent = arbiter_ladder::agent::tokens::is_agent_bot(&state.core.db, bot.id.0).await?;
-    let playable = arbiter_ladder::people::playable(&state.core, &bot.name).await?;
-    let people_play = playable.as_ref().is_some_and(|p| p.allowed);
-    let playable = playable.is_some_and(|p| p.allowed && !p.variants.is_empty());
+    // People may play it when its owner allows it and its active version
+    // is a sandboxed one that plays a turn-based game (a remote bot's
+    // ladders are `remote:…`, no variant; an agent bot plays no module).
+    let playable = bot.people_play
+        && !agent
+        && bot.supported_games.iter().any(|ladder| {
+            ladder
+                .parse::<arbiter_games::Variant>()
+                .is_ok_and(|variant| !variant.is_tick_based())
+        });
     let (people_tally, past) = arbiter_ladder::people::of_bot(&state.core, &bot.name, 20).await?;
     let people_games = past
         .into_iter()
@@ -247,7 +254,7 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
     Ok(render(&BotPage {
         agent,
         playable,
-        people_play,
+        people_play: bot.people_play,
         people_tally,
         people_games,
         nav: viewer.nav("bots"),

@@ -209,21 +209,26 @@ pub async fn ladder(
     let name = ladders::canonical(&ladder).map_err(|_| SiteError::not_found(format!("ladder {ladder:?}")))?;
     let sort = Sort::parse(query.sort.as_deref())?;
     let history = leaderboard::recent_ratings(&state.core.db, &name).await?;
-    let board: Vec<BoardRow> = leaderboard::rows(&state.core.db, &name, sort, 200, 0)
-        .await?
-        .iter()
-        .map(|row| BoardRow::new(row, &history))
-        .collect();
+    let rows = leaderboard::rows(&state.core.db, &name, sort, 200, 0).await?;
+    let board: Vec<BoardRow> = rows.iter().map(|row| BoardRow::new(row, &history)).collect();
     if query.fragment.as_deref() == Some("rows") {
         return Ok(render(&LadderRows { rows: board }));
     }
     let recent = match_rows::list(&state, &name, "", 0, 20).await?;
     let time = ladders::time_control_of(&state.core.db, &name).await?;
     let remote = clock == ladders::Clock::Wall;
+    // The house bots on the board: people may play them (the house never
+    // turns games against people off).
     let house_bots = if remote || variant.is_tick_based() {
         Vec::new()
     } else {
-        arbiter_ladder::people::house_bots(&state.core, &name).await?
+        let mut house: Vec<String> = rows
+            .iter()
+            .filter(|row| row.owner == arbiter_ladder::house::HOUSE_USER)
+            .map(|row| row.bot.clone())
+            .collect();
+        house.sort();
+        house
     };
     Ok(render(&LadderPage {
         house_bots,
