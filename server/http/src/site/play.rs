@@ -46,21 +46,6 @@ struct NewGamePage {
     allowed: bool,
 }
 
-/// What a game's name looks like in a list: `Tic-tac-toe`, `Othello (std)`.
-fn variant_label(variant: Variant) -> String {
-    match variant {
-        Variant::Othello(mode) => format!("Othello: {}", mode.label()),
-        other => {
-            let game = other.game();
-            let mut label = game.replace("tictactoe", "Tic-tac-toe");
-            if let Some(first) = label.get_mut(0..1) {
-                first.make_ascii_uppercase();
-            }
-            label
-        }
-    }
-}
-
 /// `GET /bots/{name}/play`: the choices.
 pub async fn new_game(
     State(state): State<AppState>,
@@ -76,7 +61,7 @@ pub async fn new_game(
         variants: playable
             .variants
             .iter()
-            .map(|v| (v.to_string(), variant_label(*v)))
+            .map(|v| (v.to_string(), super::view::ladder_title(&v.to_string())))
             .collect(),
         clocks: Clock::ALL.iter().map(|c| (c.as_str(), c.label())).collect(),
         guest: viewer.caller.is_none(),
@@ -357,11 +342,7 @@ pub async fn play_move(
         return Ok(match outcome {
             Ok(()) => axum::Json(serde_json::json!({ "ok": true })).into_response(),
             Err(refused) => {
-                let status = match refused {
-                    Refused::NoGame(_) => StatusCode::NOT_FOUND,
-                    Refused::NotYourGame => StatusCode::FORBIDDEN,
-                    _ => StatusCode::CONFLICT,
-                };
+                let status = refused_status(&refused);
                 let body = serde_json::json!({ "error": refused.code(), "message": refused_words(&refused) });
                 (status, axum::Json(body)).into_response()
             }
@@ -373,13 +354,12 @@ pub async fn play_move(
             // the person lands on already shows its move.
             if let Some(mut changes) = people.watch(id) {
                 let _ = tokio::time::timeout(std::time::Duration::from_millis(1500), async {
-                    loop {
+                    // Subscribed before this look: an answer that came first
+                    // is seen here, a later one wakes the wait.
+                    while let Ok(Some(game)) = people.view(&state.core, id).await
+                        && game.to_move == Some("bot")
+                    {
                         if changes.changed().await.is_err() {
-                            return;
-                        }
-                        if let Ok(Some(game)) = people.view(&state.core, id).await
-                            && game.to_move != Some("bot")
-                        {
                             return;
                         }
                     }
@@ -390,14 +370,21 @@ pub async fn play_move(
         }
         Err(Refused::NoGame(_)) => Err(SiteError::not_found(format!("game {id}"))),
         Err(refused) => {
-            let status = match refused {
-                Refused::NotYourGame => StatusCode::FORBIDDEN,
-                _ => StatusCode::CONFLICT,
-            };
+            let status = refused_status(&refused);
             let mut response = game_page(&state, id, &viewer, &headers, Some(refused_words(&refused))).await?;
             *response.status_mut() = status;
             Ok(response)
         }
+    }
+}
+
+/// The status a refusal answers with: 404 for no game, 403 for someone
+/// else's, 409 for a move the game cannot take now.
+fn refused_status(refused: &Refused) -> StatusCode {
+    match refused {
+        Refused::NoGame(_) => StatusCode::NOT_FOUND,
+        Refused::NotYourGame => StatusCode::FORBIDDEN,
+        _ => StatusCode::CONFLICT,
     }
 }
 

@@ -161,12 +161,7 @@ fn rerun(server: &TestServer, replay: &Replay) -> Result<(), arbiter_referee::ve
         .expect("a person took part");
     let bot = &replay.participants[1 - person];
     let sha = bot.sha256.as_deref().expect("the bot's module");
-    let wasm = core
-        .blobs
-        .get_module(sha, core.sandbox.config().max_binary_bytes())
-        .expect("blobs")
-        .expect("the module");
-    let module = core.sandbox.load(&wasm).expect("loads");
+    let module = core.load_module(sha).expect("the bot's module loads");
     let bot = WasmBot::new(core.sandbox.clone(), module, bot.name.clone());
     let scripted = recorded(replay, person);
     let entrants: [&dyn Entrant; 2] = if person == 0 {

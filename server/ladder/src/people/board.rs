@@ -4,6 +4,7 @@
 
 use arbiter_games::othello::{self, Mode, Move};
 use arbiter_games::{Side, Variant, tictactoe};
+use arbiter_referee::replay::TurnRecord;
 use serde::Serialize;
 
 /// A game's position as the site shows it.
@@ -69,6 +70,19 @@ impl Board {
                 position.play(mv).map(|next| *position = next).is_ok()
             }
         }
+    }
+
+    /// Plays the move a recorded turn made, if it made one (not a fault,
+    /// not tic-tac-toe's greeting), and adds it to `moves`; whether it did.
+    pub fn play_turn(&mut self, turn: &TurnRecord, moves: &mut Vec<String>) -> bool {
+        let Some(action) = turn.action.as_deref().filter(|a| turn.fault.is_none() && *a != "hello") else {
+            return false;
+        };
+        let played = self.apply(action);
+        if played {
+            moves.push(action.to_owned());
+        }
+        played
     }
 
     /// The side to move, `None` when the game is over.

@@ -32,7 +32,6 @@ use arbiter_referee::{Entrant, MatchSettings, Progress, WasmBot, play_game_obser
 use board::{Board, Square};
 use person::{Cores, Gated, Person};
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
@@ -266,27 +265,67 @@ pub struct PastGame {
 pub const ABORTED_NOTICE: &str =
     "The server restarted during this game, so it was aborted. It is not counted anywhere.";
 
-/// A live game.
-struct Live {
+/// What a game is, live or stored: who plays what.
+struct Head {
     id: i64,
     bot: String,
     variant: Variant,
     person: String,
     person_side: Side,
     clock: Clock,
+}
+
+impl Head {
+    /// The view of this game at `board` after `moves`, as an ended game
+    /// shows it (nobody to move, no legal square, no clock, no result):
+    /// the caller fills in what it knows besides.
+    fn view(&self, board: &Board, moves: Vec<String>, status: &'static str) -> GameView {
+        let counts = board.counts();
+        GameView {
+            id: self.id,
+            bot: self.bot.clone(),
+            variant: self.variant.to_string(),
+            person: self.person.clone(),
+            person_colour: board.side_name(self.person_side),
+            bot_colour: board.side_name(self.person_side.other()),
+            person_first: self.person_side == Side::First,
+            clock: self.clock.as_str().to_owned(),
+            status,
+            revision: u32::try_from(moves.len()).unwrap_or(u32::MAX),
+            to_move: None,
+            rows: board.rows(),
+            legal: Vec::new(),
+            counts: [
+                counts[self.person_side.index()],
+                counts[self.person_side.other().index()],
+            ],
+            clock_left_ms: None,
+            moves,
+            result: None,
+            reason: None,
+            notice: None,
+        }
+    }
+}
+
+/// A live game.
+struct Live {
+    head: Head,
+    /// The stored form of the person's key ([`crate::auth::secret_hash`]).
     key_hash: String,
     address: String,
     idle_ms: u64,
     state: Mutex<LiveState>,
     /// Wakes the person's turn (a move, a resignation, a stop).
     wake: Condvar,
-    /// The revision, for pages and streams that wait for a change.
-    revision: watch::Sender<u64>,
+    /// Counts every change (a move, the person's turn opening, the end),
+    /// for pages that wait for one.
+    changes: watch::Sender<u64>,
 }
 
 struct LiveState {
     board: Board,
-    revision: u32,
+    /// Every move accepted, in order: their number is the revision.
     moves: Vec<String>,
     waiting: bool,
     reply: Option<String>,
@@ -313,52 +352,43 @@ impl Live {
 
     /// Tells waiting pages that the game changed.
     fn changed(&self) {
-        self.revision.send_modify(|r| *r += 1);
+        self.changes.send_modify(|n| *n += 1);
+    }
+
+    /// The moves so far: the revision a move is made on.
+    fn revision(state: &LiveState) -> u32 {
+        u32::try_from(state.moves.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Whether `key` is this game's person's.
+    fn is_person(&self, key: &str) -> bool {
+        crate::auth::same_secret(&self.key_hash, &crate::auth::secret_hash(key))
     }
 
     fn view(&self) -> GameView {
         let state = self.lock();
+        let head = &self.head;
+        let mut view = head.view(&state.board, state.moves.clone(), "running");
         let to_move = state.board.to_move();
-        let person_to_move = state.ended.is_none() && state.waiting && to_move == Some(self.person_side);
-        let counts = state.board.counts();
-        let clock_left_ms = state
+        let person_to_move = state.ended.is_none() && state.waiting && to_move == Some(head.person_side);
+        if let Some(ended) = &state.ended {
+            view.status = ended.status;
+            view.result = ended.result;
+            view.reason = Some(ended.reason.clone());
+            view.notice = ended.notice.clone();
+        } else {
+            view.to_move = to_move.map(|side| if side == head.person_side { "person" } else { "bot" });
+        }
+        if person_to_move {
+            view.legal = state.board.legal();
+        }
+        view.clock_left_ms = state
             .clock_left_ms
             .map(|left| match (person_to_move, state.turn_started) {
                 (true, Some(started)) => left.saturating_sub(u64::try_from(started.elapsed().as_millis()).unwrap_or(0)),
                 _ => left,
             });
-        GameView {
-            id: self.id,
-            bot: self.bot.clone(),
-            variant: self.variant.to_string(),
-            person: self.person.clone(),
-            person_colour: state.board.side_name(self.person_side),
-            bot_colour: state.board.side_name(self.person_side.other()),
-            person_first: self.person_side == Side::First,
-            clock: self.clock.as_str().to_owned(),
-            status: state.ended.as_ref().map_or("running", |e| e.status),
-            revision: state.revision,
-            to_move: match (&state.ended, to_move) {
-                (None, Some(side)) if side == self.person_side => Some("person"),
-                (None, Some(_)) => Some("bot"),
-                _ => None,
-            },
-            rows: state.board.rows(),
-            legal: if person_to_move {
-                state.board.legal()
-            } else {
-                Vec::new()
-            },
-            counts: [
-                counts[self.person_side.index()],
-                counts[self.person_side.other().index()],
-            ],
-            clock_left_ms,
-            moves: state.moves.clone(),
-            result: state.ended.as_ref().and_then(|e| e.result),
-            reason: state.ended.as_ref().map(|e| e.reason.clone()),
-            notice: state.ended.as_ref().and_then(|e| e.notice.clone()),
-        }
+        view
     }
 }
 
@@ -389,15 +419,6 @@ impl Default for People {
     }
 }
 
-/// The hash a person's key is kept under.
-fn key_hash(key: &str) -> String {
-    hex(&Sha256::digest(key.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 impl People {
     /// No games yet, with `rules`.
     pub fn new(rules: PeopleRules) -> People {
@@ -409,11 +430,6 @@ impl People {
                 cores: Arc::new(Cores::new(cores)),
             }),
         }
-    }
-
-    /// The rules in force.
-    pub fn rules(&self) -> PeopleRules {
-        self.inner.rules
     }
 
     fn games(&self) -> MutexGuard<'_, HashMap<i64, Arc<Live>>> {
@@ -509,13 +525,13 @@ impl People {
         )
         .await?;
 
-        let mut random = [0u8; 16];
+        let mut random = [0u8; 9];
         getrandom::fill(&mut random).map_err(|e| Error::Host(format!("no randomness: {e}")))?;
         let seed = u64::from_le_bytes(random[..8].try_into().unwrap_or_default()) >> 1;
         let person_side = new
             .side
             .unwrap_or(if random[8] & 1 == 0 { Side::First } else { Side::Second });
-        let key = hex(&random) + &hex(&Sha256::digest(random)[..8]);
+        let key = crate::auth::new_secret()?;
         let board = Board::start(variant, seed, new.random_opening)
             .ok_or_else(|| Error::Invalid("games against people are tic-tac-toe or Othello".to_owned()))?;
         let time = crate::ladders::time_control(&core.db, variant).await?;
@@ -537,18 +553,19 @@ impl People {
         .await?;
 
         let live = Arc::new(Live {
-            id,
-            bot: bot.clone(),
-            variant,
-            person: person.to_owned(),
-            person_side,
-            clock: new.clock,
-            key_hash: key_hash(&key),
+            head: Head {
+                id,
+                bot,
+                variant,
+                person: person.to_owned(),
+                person_side,
+                clock: new.clock,
+            },
+            key_hash: crate::auth::secret_hash(&key),
             address: new.address,
             idle_ms: rules.idle_ms,
             state: Mutex::new(LiveState {
                 board,
-                revision: 0,
                 moves: Vec::new(),
                 waiting: false,
                 reply: None,
@@ -559,7 +576,7 @@ impl People {
                 ended: None,
             }),
             wake: Condvar::new(),
-            revision: watch::channel(0).0,
+            changes: watch::channel(0).0,
         });
         self.games().insert(id, live.clone());
 
@@ -586,21 +603,21 @@ impl People {
         stored_view(core, id).await
     }
 
-    /// Waits until game `id` changes after `seen` (a revision counter from
-    /// [`People::watch`]) or `timeout` passes.
+    /// Game `id`'s change counter, while it is in memory: it moves on
+    /// every move, when the person's turn opens and when the game ends.
     pub fn watch(&self, id: i64) -> Option<watch::Receiver<u64>> {
-        self.live(id).map(|live| live.revision.subscribe())
+        self.live(id).map(|live| live.changes.subscribe())
     }
 
     /// Whether `key` is the key of game `id`'s person.
     pub fn is_person(&self, id: i64, key: &str) -> bool {
-        self.live(id).is_some_and(|live| live.key_hash == key_hash(key))
+        self.live(id).is_some_and(|live| live.is_person(key))
     }
 
     /// Game `id`, if `key` is its person's.
     fn person_game(&self, id: i64, key: &str) -> std::result::Result<Arc<Live>, Refused> {
         let live = self.live(id).ok_or(Refused::NoGame(id))?;
-        if live.key_hash != key_hash(key) {
+        if !live.is_person(key) {
             return Err(Refused::NotYourGame);
         }
         Ok(live)
@@ -614,8 +631,8 @@ impl People {
         if state.ended.is_some() {
             return Err(Refused::Over);
         }
-        if revision != state.revision {
-            return Err(Refused::StaleRevision(state.revision));
+        if revision != Live::revision(&state) {
+            return Err(Refused::StaleRevision(Live::revision(&state)));
         }
         if !state.waiting || state.reply.is_some() {
             return Err(Refused::NotYourTurn);
@@ -627,10 +644,9 @@ impl People {
         let name = square.trim().to_ascii_lowercase();
         state.board.apply(&name);
         state.moves.push(name);
-        state.revision += 1;
         state.waiting = false;
         state.reply = Some(line);
-        let revision = state.revision;
+        let revision = Live::revision(&state);
         drop(state);
         live.wake.notify_all();
         live.changed();
@@ -672,13 +688,13 @@ impl People {
         let ended = match outcome {
             Ok(finished) => {
                 let result = match finished.winner {
-                    Some(side) if side == live.person_side => Some("person"),
+                    Some(side) if side == live.head.person_side => Some("person"),
                     Some(_) => Some("bot"),
                     None => None,
                 };
-                let written = record(core, live.id, result, &finished).await;
+                let written = record(core, live.head.id, result, &finished).await;
                 if let Err(error) = written {
-                    tracing::warn!(id = live.id, %error, "cannot record the game against a person");
+                    tracing::warn!(id = live.head.id, %error, "cannot record the game against a person");
                 }
                 Ended {
                     status: "finished",
@@ -689,7 +705,7 @@ impl People {
                 }
             }
             Err(why) => {
-                tracing::warn!(id = live.id, %why, "a game against a person was aborted");
+                tracing::warn!(id = live.head.id, %why, "a game against a person was aborted");
                 let stopping = live.lock().stopping;
                 let (reason, notice) = if stopping {
                     ("server_restart", ABORTED_NOTICE.to_owned())
@@ -704,11 +720,11 @@ impl People {
                 )
                 .bind(reason)
                 .bind(now_ms())
-                .bind(live.id)
+                .bind(live.head.id)
                 .execute(&core.db.pool)
                 .await;
                 if let Err(error) = written {
-                    tracing::warn!(id = live.id, %error, "cannot mark the game against a person aborted");
+                    tracing::warn!(id = live.head.id, %error, "cannot mark the game against a person aborted");
                 }
                 Ended {
                     status: "aborted",
@@ -743,32 +759,28 @@ fn play(
 ) -> std::result::Result<Finished, String> {
     let module = core.load_module(sha256)?;
     let bot = Gated {
-        bot: Box::new(WasmBot::new(core.sandbox.clone(), module, live.bot.clone())),
+        bot: Box::new(WasmBot::new(core.sandbox.clone(), module, live.head.bot.clone())),
         cores: people.inner.cores.clone(),
     };
     let person = Person { live: live.clone() };
     let entrants: [&dyn Entrant; 2] = [&person, &bot];
     // Participant 0 is the person.
-    let sides = if live.person_side == Side::First {
+    let sides = if live.head.person_side == Side::First {
         [0, 1]
     } else {
         [1, 0]
     };
-    let bot_side = live.person_side.other();
+    let bot_side = live.head.person_side.other();
     let mut observe = |_game: u8, progress: Progress<'_>| {
         if let Progress::Turn(turn) = progress
             && turn.side == bot_side
-            && turn.fault.is_none()
-            && let Some(action) = &turn.action
-            && action != "hello"
         {
             let mut state = live.lock();
-            if state.board.apply(action) {
-                state.moves.push(action.clone());
-                state.revision += 1;
+            let LiveState { board, moves, .. } = &mut *state;
+            if board.play_turn(turn, moves) {
+                drop(state);
+                live.changed();
             }
-            drop(state);
-            live.changed();
         }
     };
     let played = play_game_observed(settings, entrants, sides, &mut observe).map_err(|e| e.to_string())?;
@@ -778,8 +790,12 @@ fn play(
         .first()
         .ok_or_else(|| "the referee played no game".to_owned())?;
     let winner = played.replay.result.winner.map(|participant| {
-        // Participant 0 (the person) plays `live.person_side`.
-        if participant == 0 { live.person_side } else { bot_side }
+        // Participant 0 (the person) plays `live.head.person_side`.
+        if participant == 0 {
+            live.head.person_side
+        } else {
+            bot_side
+        }
     });
     let stderr = String::from_utf8_lossy(&played.logs[1][0]).into_owned();
     Ok(Finished {
@@ -873,58 +889,38 @@ async fn stored_view(core: &Core, id: i64) -> Result<Option<GameView>> {
         && let Some(game) = replay.games.first()
     {
         for turn in &game.turns {
-            if let Some(action) = &turn.action
-                && turn.fault.is_none()
-                && action != "hello"
-                && board.apply(action)
-            {
-                moves.push(action.clone());
-            }
+            board.play_turn(turn, &mut moves);
         }
     }
-    let person_side = if side == 0 { Side::First } else { Side::Second };
-    let counts = board.counts();
-    let status = if status == "finished" {
-        "finished"
-    } else if status == "running" {
-        "running"
-    } else {
-        "aborted"
-    };
-    Ok(Some(GameView {
+    let head = Head {
         id,
         bot,
-        variant,
+        variant: parsed,
         person,
-        person_colour: board.side_name(person_side),
-        bot_colour: board.side_name(person_side.other()),
-        person_first: person_side == Side::First,
+        person_side: if side == 0 { Side::First } else { Side::Second },
         clock: Clock::ALL
             .into_iter()
             .find(|c| c.ms().map(|ms| ms as i64) == clock_ms)
-            .unwrap_or(Clock::Untimed)
-            .as_str()
-            .to_owned(),
-        status,
-        revision: moves.len() as u32,
-        to_move: None,
-        rows: board.rows(),
-        legal: Vec::new(),
-        counts: [counts[person_side.index()], counts[person_side.other().index()]],
-        clock_left_ms: None,
-        moves,
-        result: match (status, winner.as_deref()) {
-            ("finished", Some("person")) => Some("person"),
-            ("finished", Some("bot")) => Some("bot"),
-            ("finished", _) => Some("draw"),
-            _ => None,
-        },
-        notice: (status == "aborted").then(|| match reason.as_deref() {
-            Some("server_restart") | None => ABORTED_NOTICE.to_owned(),
-            Some(other) => format!("The game was aborted ({other})."),
-        }),
-        reason,
-    }))
+            .unwrap_or(Clock::Untimed),
+    };
+    let status = match status.as_str() {
+        "finished" => "finished",
+        "running" => "running",
+        _ => "aborted",
+    };
+    let mut view = head.view(&board, moves, status);
+    view.result = match (status, winner.as_deref()) {
+        ("finished", Some("person")) => Some("person"),
+        ("finished", Some("bot")) => Some("bot"),
+        ("finished", _) => Some("draw"),
+        _ => None,
+    };
+    view.notice = (status == "aborted").then(|| match reason.as_deref() {
+        Some("server_restart") | None => ABORTED_NOTICE.to_owned(),
+        Some(other) => format!("The game was aborted ({other})."),
+    });
+    view.reason = reason;
+    Ok(Some(view))
 }
 
 /// A bot's games against people: the tally (from the bot's side) and the
@@ -1023,18 +1019,4 @@ pub async fn playable(core: &Core, bot: &str) -> Result<Option<Playable>> {
         variants,
         allowed: allowed != 0,
     }))
-}
-
-/// The house bots people may play on `ladder` (a fuel-clock ladder's
-/// name, e.g. `othello:std`), by name.
-pub async fn house_bots(core: &Core, ladder: &str) -> Result<Vec<String>> {
-    Ok(sqlx::query_scalar(
-        "SELECT b.name FROM bots b JOIN users u ON u.id = b.owner_id \
-         JOIN versions v ON v.bot_id = b.id AND v.status = 'active' \
-         JOIN version_ladders vl ON vl.version_id = v.id \
-         WHERE u.is_house = 1 AND b.retired = 0 AND b.people_play = 1 AND vl.ladder = $1 ORDER BY b.name",
-    )
-    .bind(ladder)
-    .fetch_all(&core.db.pool)
-    .await?)
 }

@@ -15,7 +15,7 @@ pub(super) struct Person {
 impl Entrant for Person {
     fn info(&self) -> EntrantInfo {
         EntrantInfo {
-            name: self.live.person.clone(),
+            name: self.live.head.person.clone(),
             kind: arbiter_referee::verify::HUMAN_KIND.to_owned(),
             sha256: None,
             // Given the person's recorded moves, the bot's side re-runs.
@@ -58,7 +58,6 @@ impl Player for PersonPlayer {
             // Passes are the server's to make, as in FlipSight's rooms.
             state.board.apply("--");
             state.moves.push("--".to_owned());
-            state.revision += 1;
             let line = state.board.pass_reply();
             drop(state);
             live.changed();
