@@ -35,6 +35,13 @@ pub fn parse_pair(specs: [&str; 2], variant: Variant, sandbox: &LazySandbox) -> 
     ])
 }
 
+/// Reads one bot specification for `variant`, named as [`labels`] names a
+/// bot that plays someone else.
+pub fn parse_one(spec: &str, variant: Variant, sandbox: &LazySandbox) -> anyhow::Result<Arc<dyn Entrant>> {
+    let [name, _] = labels([spec, spec]);
+    parse_named(spec, &name, variant, sandbox)
+}
+
 /// The names of two bot specifications in tables and replays: a `.wasm`
 /// file's stem (`bots/greedy.wasm` → `greedy`), any other specification as
 /// written. When the two would be the same, `.wasm` files are named by

@@ -49,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             bail!("give the bot of this game against a person (a .wasm file or house:NAME) to re-run its side");
         };
         let sandbox = LazySandbox::default();
-        let [bot, _] = bots::parse_pair([bot, bot], variant, &sandbox)?;
+        let bot = bots::parse_one(bot, variant, &sandbox)?;
         let person_side = recorded(&replay, person);
         let entrants: [&dyn Entrant; 2] = if person == 0 {
             [&person_side, bot.as_ref()]
