@@ -229,7 +229,7 @@ fn print_table(results: &[(Summary, Vec<Point>)]) {
             placed,
             format!("{:.3}/{:.1}", s.glicko.scale, s.glicko.rms),
             format!("{:.3}/{:.1}", s.fitted.scale, s.fitted.rms),
-            s.fresh.scale,
+            s.replayed.scale,
             format!("{:.0}..{:.0} {:.2}", s.games.0, s.games.1, s.most_over_average),
             100.0 * s.rematch_rate
         );

@@ -155,7 +155,7 @@ pub struct Report {
     /// from an independent stream: what the log would say if who met whom
     /// did not depend on the results. The gap between this scale and
     /// `fitted`'s is what the matchmaker's adaptivity adds.
-    pub fresh: Fidelity,
+    pub replayed: Fidelity,
     /// τ and error over time.
     pub series: Vec<Point>,
     /// Matches per bot among the bots active at the end: fewest, most.
@@ -458,11 +458,11 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
     let glicko = Fidelity::of(&ratings.iter().map(|&(t, r)| (t * scale, r)).collect::<Vec<_>>());
     let fitted = fit_whole_log(&bots, &log, scale);
     let mut again = Stream::new(settings.seed, 6);
-    let replayed: Vec<(usize, usize, Outcome)> = log
+    let log_again: Vec<(usize, usize, Outcome)> = log
         .iter()
         .map(|&(a, b, _)| (a, b, play(settings, &bots, a, b, &mut again)))
         .collect();
-    let fresh = fit_whole_log(&bots, &replayed, scale);
+    let replayed = fit_whole_log(&bots, &log_again, scale);
     let tau_sustained = TAU_TARGETS.map(|target| sustained(&series, target));
     Report {
         matchmaker,
@@ -474,7 +474,7 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
         first_placements,
         glicko,
         fitted,
-        fresh,
+        replayed,
         series,
         games,
         rematch_rate: if played == 0 {
@@ -903,9 +903,9 @@ pub struct Summary {
     pub newcomers: (usize, usize),
     /// Final RMS error of Glicko-2 (mean removed), averaged over runs.
     pub final_rms: f64,
-    /// The fit of the same pairings played again ([`Report::fresh`]),
+    /// The fit of the same pairings played again ([`Report::replayed`]),
     /// averaged over runs.
-    pub fresh: Fidelity,
+    pub replayed: Fidelity,
     /// Glicko-2 against the truth at the end, averaged over runs.
     pub glicko: Fidelity,
     /// The whole-log fit against the truth at the end, averaged over runs.
@@ -977,7 +977,7 @@ pub fn summarise(reports: &[Report]) -> Option<Summary> {
             / n,
         glicko: mean_fidelity(reports.iter().map(|r| r.glicko)),
         fitted: mean_fidelity(reports.iter().map(|r| r.fitted)),
-        fresh: mean_fidelity(reports.iter().map(|r| r.fresh)),
+        replayed: mean_fidelity(reports.iter().map(|r| r.replayed)),
         games: (
             reports.iter().map(|r| r.games.0 as f64).sum::<f64>() / n,
             reports.iter().map(|r| r.games.1 as f64).sum::<f64>() / n,
