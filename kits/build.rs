@@ -30,7 +30,9 @@ const SETUP_FILES: &[&str] = &["package.json", "package-lock.json"];
 
 fn main() {
     let kits = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    println!("cargo:rerun-if-changed={}", kits.display());
+    // The kits' folder itself (a new language, a new README or setup.sh in
+    // one): a folder that exists, so the declaration never goes stale.
+    rerun_if_changed(&kits);
     let mut source = String::from("/// Every kit, by language.\nstatic KITS: &[Kit] = &[\n");
     let mut languages: Vec<PathBuf> = std::fs::read_dir(&kits)
         .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).collect())
@@ -50,8 +52,8 @@ fn main() {
         let _ = writeln!(source, "    Kit {{\n        language: {name:?},");
         for (field, file) in [("readme", "README.md"), ("setup", "setup.sh")] {
             let path = language.join(file);
-            println!("cargo:rerun-if-changed={}", path.display());
             if path.is_file() {
+                rerun_if_changed(&path);
                 let _ = writeln!(source, "        {field}: Some(include_bytes!({:?})),", absolute(&path));
             } else {
                 let _ = writeln!(source, "        {field}: None,");
@@ -60,8 +62,8 @@ fn main() {
         source.push_str("        setup_files: &[\n");
         for file in SETUP_FILES {
             let path = language.join(file);
-            println!("cargo:rerun-if-changed={}", path.display());
             if path.is_file() {
+                rerun_if_changed(&path);
                 let _ = writeln!(
                     source,
                     "            File {{ path: {file:?}, bytes: include_bytes!({:?}) }},",
@@ -72,7 +74,7 @@ fn main() {
         source.push_str("        ],\n");
         source.push_str("        template: &[\n");
         for (relative, path) in files {
-            println!("cargo:rerun-if-changed={}", path.display());
+            rerun_if_changed(&path);
             let _ = writeln!(
                 source,
                 "            File {{ path: {relative:?}, bytes: include_bytes!({:?}) }},",
@@ -86,6 +88,16 @@ fn main() {
     std::fs::write(out, source).expect("the kits' index is written");
 }
 
+/// Tells cargo to rerun this script when `path` changes. Only paths that
+/// exist are declared: cargo takes a declared path that is missing as
+/// changed on every build, which reran this script, rebuilt this crate and
+/// relinked everything that embeds it, even when nothing had changed.
+fn rerun_if_changed(path: &Path) {
+    if path.exists() {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+}
+
 /// `path` made absolute, as a string for `include_bytes!`.
 fn absolute(path: &Path) -> String {
     path.canonicalize()
@@ -97,7 +109,7 @@ fn absolute(path: &Path) -> String {
 /// Every file under `dir` (but build outputs), as (path relative to `root`
 /// with `/`, path).
 fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, PathBuf)>) {
-    println!("cargo:rerun-if-changed={}", dir.display());
+    rerun_if_changed(dir);
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.filter_map(|e| e.ok()) {
         let path = entry.path();
