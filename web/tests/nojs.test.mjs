@@ -157,7 +157,7 @@ test('a remote bot with a loopback URL is refused without JavaScript, the form f
   ]);
   assert.equal(response.status(), 400);
   await page.locator('#remote-form').waitFor();
-  assert.match(await page.locator('#upload-error').innerText(), /loopback.*public address/s);
+  assert.match(await page.locator('#upload-error').innerText(), /Loopback.*public address/s);
   assert.equal(await page.getByLabel(/^URL/).inputValue(), 'http://127.0.0.1:9/bot', 'the URL is kept');
   assert.equal(await page.getByLabel('Bot name').inputValue(), `${botName}_remote`, 'the name is kept');
   assert.equal(await page.getByLabel(/Tic-tac-toe/).isChecked(), true, 'the game stays ticked');

@@ -37,14 +37,19 @@ fn loopback_urls_are_refused_without_a_connection() {
         format!("wss://localhost:{port}/"),
     ] {
         let message = refused(&url);
-        assert!(message.contains("--allow-private-bot-urls"), "{message}");
+        assert!(
+            message.contains("a bot must be reachable on a public address"),
+            "{message}"
+        );
+        // The server's flag is the operator's business, not a visitor's.
+        assert!(!message.contains("--allow-private-bot-urls"), "{message}");
     }
     saw_nothing(&listener);
 
     if let Ok(listener) = TcpListener::bind("[::1]:0") {
         let port = listener.local_addr().expect("address").port();
         let message = refused(&format!("http://[::1]:{port}/"));
-        assert!(message.contains("loopback"), "{message}");
+        assert!(message.contains("Loopback"), "{message}");
         saw_nothing(&listener);
     }
 }
@@ -52,12 +57,12 @@ fn loopback_urls_are_refused_without_a_connection() {
 #[test]
 fn private_and_metadata_urls_are_refused_with_what_they_are() {
     for (url, kind) in [
-        ("http://10.0.0.1/", "private"),
-        ("http://169.254.169.254/latest/meta-data/", "link-local"),
-        ("http://0.0.0.0/", "unspecified"),
-        ("http://[::ffff:127.0.0.1]/", "loopback"),
-        ("http://[::1]/", "loopback"),
-        ("http://localhost/", "loopback"),
+        ("http://10.0.0.1/", "Private-Use"),
+        ("http://169.254.169.254/latest/meta-data/", "Link Local"),
+        ("http://0.0.0.0/", "This host on this network"),
+        ("http://[::ffff:127.0.0.1]/", "Loopback"),
+        ("http://[::1]/", "Loopback"),
+        ("http://localhost/", "Loopback"),
     ] {
         let message = refused(url);
         assert!(message.contains(kind), "{url}: {message}");

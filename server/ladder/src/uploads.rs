@@ -201,14 +201,24 @@ async fn upload_remote(core: &Core, user_id: i64, name: String, ladders: &[Strin
     tokio::time::timeout(RESOLVE_TIMEOUT, resolving)
         .await
         .map_err(|_| {
-            Error::Invalid(format!(
-                "the bot URL was refused: {} did not resolve within {} s",
-                url.host_text(),
-                RESOLVE_TIMEOUT.as_secs()
-            ))
+            let timeout = arbiter_remote::UrlError::ResolveTimeout {
+                host: url.host_text(),
+                within: RESOLVE_TIMEOUT,
+            };
+            Error::Invalid(format!("the bot URL was refused: {timeout}"))
         })?
         .map_err(|e| Error::Internal(e.to_string()))?
-        .map_err(|e| Error::Invalid(format!("the bot URL was refused: {e}")))?;
+        .map_err(|e| {
+            if matches!(e, arbiter_remote::UrlError::NotPublic { .. }) {
+                // The visitor reads what the address is; the operator also
+                // reads how to allow such addresses.
+                tracing::info!(
+                    user_id,
+                    "a bot URL was refused: {e} (a server started with --allow-private-bot-urls accepts it)"
+                );
+            }
+            Error::Invalid(format!("the bot URL was refused: {e}"))
+        })?;
     let text = url.to_string();
     let sha256 = sha256_hex(text.as_bytes());
     let mut tx = core.db.begin_write().await?;

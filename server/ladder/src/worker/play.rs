@@ -10,7 +10,7 @@ use arbiter_referee::{
     Cancellable, Entrant, EntrantInfo, Fault, GameSetup, MatchSettings, Player, Progress, SpawnError, WasmBot,
     play_match_observed,
 };
-use arbiter_remote::RemoteBot;
+use arbiter_remote::{RemoteBot, RemoteError, UrlError};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -55,12 +55,28 @@ pub(super) fn play(core: &Core, claimed: &Claimed, cancel: &Arc<AtomicBool>) -> 
             }
             // Resolved and checked again for every match: a name that now
             // points inside the network loses its games, nothing connects.
+            // Resolving waits at most arbiter_remote's RESOLVE_TIMEOUT: a
+            // name that does not answer in time loses the games, saying so.
             bots.push(match RemoteBot::new(&version.name, url, core.remote_urls) {
                 Ok(bot) => Box::new(bot),
-                Err(e) => Box::new(Unreachable {
-                    name: version.name.clone(),
-                    why: format!("the bot URL was refused: {e}"),
-                }),
+                Err(e) => {
+                    let why = match &e {
+                        RemoteError::Url(UrlError::ResolveTimeout { .. }) => e.to_string(),
+                        RemoteError::Url(UrlError::NotPublic { .. }) => {
+                            tracing::warn!(
+                                match_id = claimed.id,
+                                version = version.id,
+                                "a bot URL was refused: {e} (a worker started with --allow-private-bot-urls accepts it)"
+                            );
+                            format!("the bot URL was refused: {e}")
+                        }
+                        _ => format!("the bot URL was refused: {e}"),
+                    };
+                    Box::new(Unreachable {
+                        name: version.name.clone(),
+                        why,
+                    })
+                }
             });
             continue;
         }
