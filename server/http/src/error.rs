@@ -26,7 +26,7 @@ impl ApiError {
             Error::Conflict(_) => StatusCode::CONFLICT,
             Error::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Busy { .. } | Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Error::Internal(_) | Error::Host(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -65,7 +65,7 @@ impl IntoResponse for ApiError {
         if let Error::Unavailable(cause) = &self.0 {
             response.extensions_mut().insert(UnavailableCause(cause.to_string()));
         }
-        if let Error::RateLimited { retry_after_s, .. } = self.0 {
+        if let Error::RateLimited { retry_after_s, .. } | Error::Busy { retry_after_s, .. } = self.0 {
             response
                 .headers_mut()
                 .insert(axum::http::header::RETRY_AFTER, retry_after_s.max(1).into());
@@ -89,6 +89,22 @@ mod tests {
         assert_eq!(error.status(), StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(error.to_string(), "internal error");
         assert_eq!(error.into_response().status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    /// A busy server answers 503 with when to try again, in the client's
+    /// own words (not the storage outage's generic message).
+    #[test]
+    fn busy_answers_503_with_retry_after() {
+        let error = ApiError(Error::Busy {
+            message: "decoding as many photos as it can".into(),
+            retry_after_s: 2,
+        });
+        assert_eq!(error.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(error.to_string(), "decoding as many photos as it can");
+        let response = error.into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()[axum::http::header::RETRY_AFTER], "2");
+        assert!(response.extensions().get::<UnavailableCause>().is_none());
     }
 
     /// A refusal reaches the client in its own words.

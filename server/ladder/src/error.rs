@@ -40,6 +40,16 @@ pub enum Error {
         /// Seconds until a retry can succeed (at least 1).
         retry_after_s: u64,
     },
+    /// The server is at its bound for a kind of work (photo decodes):
+    /// nothing was done, and the same request may succeed after
+    /// `retry_after_s`. Not a failure: nothing is logged.
+    #[error("{message}")]
+    Busy {
+        /// What is busy, in words.
+        message: String,
+        /// Seconds until a retry may succeed (at least 1).
+        retry_after_s: u64,
+    },
     /// Storage is unavailable; the cause is for the log.
     #[error("storage unavailable")]
     Unavailable(String),
@@ -104,6 +114,7 @@ impl Error {
             | Error::Conflict(message)
             | Error::TooLarge(message)
             | Error::RateLimited { message, .. }
+            | Error::Busy { message, .. }
             | Error::Unavailable(message)
             | Error::Internal(message)
             | Error::Host(message) => message,

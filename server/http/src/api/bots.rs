@@ -11,6 +11,7 @@ use arbiter_ladder::auth::Caller;
 use arbiter_ladder::bots::{self, Bot, BotSummary, VersionOfBot, VersionWithRatings};
 use arbiter_ladder::matches::MatchSummary;
 use arbiter_ladder::model::{UserId, VersionId, VersionStatus};
+use arbiter_ladder::profile::MAX_PHOTO_BYTES;
 use arbiter_ladder::uploads;
 use axum::Json;
 use axum::extract::{Multipart, Path, State};
@@ -29,7 +30,12 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(detail))
         .routes(routes!(retire))
         .routes(routes!(update_profile))
-        .routes(routes!(put_photo, delete_photo))
+        .merge(
+            // A photo's body is read up to its limit and no further.
+            OpenApiRouter::new()
+                .routes(routes!(put_photo, delete_photo))
+                .layer(axum::extract::DefaultBodyLimit::max(MAX_PHOTO_BYTES)),
+        )
         .routes(routes!(issue_bot_token))
         .routes(routes!(version))
 }
@@ -343,10 +349,20 @@ async fn update_profile(
 }
 
 /// `PUT /api/bots/{name}/photo`: the body is a PNG, JPEG or WebP of at
-/// most 512 KiB and 4096 × 4096 pixels; it is stored re-encoded as a square
-/// PNG thumbnail, without any of the upload's metadata.
+/// most 512 KiB ([`MAX_PHOTO_BYTES`]: a longer body is refused with 413 as
+/// soon as that much has been read) and 4096 × 4096 pixels; it is stored
+/// re-encoded as a square PNG thumbnail, without any of the upload's
+/// metadata. Decoding is bounded per process: when every decoder is busy
+/// and the queue is full, 503 with `Retry-After` (nothing stored).
 #[utoipa::path(put, path = "/bots/{name}/photo", tag = "bots",
     summary = "Set the photo of a bot of yours (PNG, JPEG or WebP ≤ 512 KiB; re-encoded, metadata dropped)",
+    description = "The body is the image file: a PNG, JPEG or WebP of at most 512 KiB (a longer body is refused \
+        with 413 once 512 KiB have been read), 4096 × 4096 pixels and 64 MiB decoded. It is stored re-encoded as \
+        a square PNG thumbnail of at most 256 × 256, without the upload's metadata. Photos are decoded a few at a \
+        time per server (one per core, at most two, and two waiting per decoder); beyond that the answer is 503 \
+        with `Retry-After` and nothing is stored. A photo that takes over 5 s to decode is refused (400). The \
+        bot's `photo` is then `/bots/{name}/photo.png?v=VERSION`: that address serves this photo only, cached \
+        for a year (`immutable`); once the photo is replaced, it redirects (302, `no-cache`) to the new one.",
     security(("bearer" = []), ("session" = [])),
     params(("name" = String, Path, description = "bot name")),
     request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "the image file"),
@@ -354,15 +370,26 @@ async fn update_profile(
         (status = 200, description = "stored", body = ProfileAnswer),
         (status = 403, response = ErrorResponse), (status = 404, response = ErrorResponse),
         (status = 413, response = ErrorResponse),
+        (status = 503, description = "every photo decoder is busy: try again after `Retry-After` seconds", body = crate::api::Refusal,
+            headers(("Retry-After" = u64, description = "seconds to wait"))),
     ))]
 async fn put_photo(
     State(state): State<AppState>,
     Path(name): Path<String>,
     caller: Caller,
     headers: axum::http::HeaderMap,
-    body: axum::body::Bytes,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> ApiResult<Json<ProfileAnswer>> {
     caller.check_csrf(sent_csrf(&headers, None))?;
+    let body = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError(arbiter_ladder::error::Error::TooLarge(format!(
+                "the photo is larger than 512 KiB ({MAX_PHOTO_BYTES} bytes)"
+            )))
+        } else {
+            ApiError(arbiter_ladder::error::Error::Invalid(rejection.body_text()))
+        }
+    })?;
     let bot = arbiter_ladder::profile::set_photo(&state.core, caller.user_id, &name, body.to_vec()).await?;
     Ok(Json(ProfileAnswer { ok: True, bot }))
 }

@@ -9,8 +9,10 @@ use arbiter_ladder::model::{MatchStatus, UserId, VersionStatus};
 use arbiter_ladder::ratings::fitted::{LadderFit, ladder_fit};
 use arbiter_ladder::ratings::{RatingSystem, matches_to_establish};
 use askama::Template;
-use axum::extract::{Path, State};
-use axum::response::IntoResponse;
+use axum::extract::{Path, Query, State};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH, LOCATION};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -124,7 +126,9 @@ struct BotPage {
     bio: String,
     photo: Option<String>,
     auto_match: bool,
-    concurrent_matches: i64,
+    /// The owner's profile form as shown: the stored profile, or what was
+    /// sent when it was refused.
+    form: ProfileDraft,
     /// The ladders its active version plays.
     supported_games: Vec<String>,
     /// An agent bot (FlipSight's agent API): its owner may issue a token.
@@ -132,8 +136,6 @@ struct BotPage {
     /// People may play it here (its owner allows it and it plays
     /// tic-tac-toe or Othello on the server).
     playable: bool,
-    /// Its owner allows games against people.
-    people_play: bool,
     /// Its games against people: the tally from the bot's side.
     people_tally: arbiter_ladder::people::Tally,
     /// The latest of them.
@@ -155,9 +157,32 @@ struct PeopleGameRow {
 /// newest ones, so a bot with years of history still loads fast.
 pub const HISTORY_MATCHES: i64 = 2000;
 
+/// What the owner's profile form shows: the bot's settings, or what the
+/// owner sent when it was refused, with the reason.
+#[derive(Clone, Debug, Default)]
+pub struct ProfileDraft {
+    /// The bio (plain text, escaped by the template).
+    pub bio: String,
+    /// Automatic matching ticked.
+    pub auto_match: bool,
+    /// People may play it, ticked.
+    pub people_play: bool,
+    /// Matches at once, as written.
+    pub concurrent_matches: String,
+    /// Why the form was refused (the form is shown open, with it).
+    pub error: Option<String>,
+}
+
 /// `/bots/{name}`.
 pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer: Viewer) -> SiteResult {
-    let bot = bots::by_name(&state.core.db, &name)
+    bot_page(&state, &name, &viewer, None).await
+}
+
+/// The page of bot `name` for `viewer`; its owner's profile form filled in
+/// as `draft` when given (a refused form, shown again with its reason),
+/// else with the bot's settings.
+pub async fn bot_page(state: &AppState, name: &str, viewer: &Viewer, draft: Option<ProfileDraft>) -> SiteResult {
+    let bot = bots::by_name(&state.core.db, name)
         .await?
         .ok_or_else(|| SiteError::not_found(format!("bot {name:?}")))?;
     let mine = viewer.user_id() == Some(bot.owner_id.0);
@@ -222,7 +247,7 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         .collect();
     head_to_head.sort_by(|x, y| y.matches.cmp(&x.matches).then_with(|| x.opponent.cmp(&y.opponent)));
 
-    let matches = match_rows::recent_for_bot(&state, bot.id, 20).await?;
+    let matches = match_rows::recent_for_bot(state, bot.id, 20).await?;
     let agent = arbiter_ladder::agent::tokens::is_agent_bot(&state.core.db, bot.id.0).await?;
     // People may play it when its owner allows it and its active version
     // is a sandboxed one that plays a turn-based game (a remote bot's
@@ -251,10 +276,17 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
             when: When::at(g.created_ms),
         })
         .collect();
+    let form = draft.unwrap_or_else(|| ProfileDraft {
+        bio: bot.bio.clone(),
+        auto_match: bot.auto_match,
+        people_play: bot.people_play,
+        concurrent_matches: bot.concurrent_matches.to_string(),
+        error: None,
+    });
     Ok(render(&BotPage {
+        form,
         agent,
         playable,
-        people_play: bot.people_play,
         people_tally,
         people_games,
         nav: viewer.nav("bots"),
@@ -266,7 +298,6 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
         bio: bot.bio,
         photo: bot.photo,
         auto_match: bot.auto_match,
-        concurrent_matches: bot.concurrent_matches,
         supported_games: bot.supported_games,
         created: When::at(bot.created_ms),
         versions,
@@ -277,23 +308,75 @@ pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer
     }))
 }
 
-/// `GET /bots/{name}/photo.png`: the bot's photo, a PNG the server made
-/// itself (served as `image/png`, `nosniff`, cached: a new photo has a new
-/// address).
+/// The query of a photo's address.
+#[derive(serde::Deserialize)]
+pub struct PhotoQuery {
+    /// The photo's version ([`arbiter_ladder::profile::PhotoRef::version`]).
+    v: Option<String>,
+}
+
+/// A year: how long a photo's versioned address may be cached.
+const PHOTO_IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// `GET /bots/{name}/photo.png[?v=VERSION]`: the bot's photo, a PNG the
+/// server made itself (served as `image/png`, `nosniff`).
+///
+/// - `v` the current photo's version (the address the bot's JSON and pages
+///   give): the photo, cached for a year as `immutable` (a new photo has a
+///   new address).
+/// - no `v`: the current photo, `no-cache` with an `ETag` (revalidated each
+///   time; 304 when unchanged).
+/// - `v` of another photo (replaced): 302 to the current photo's address,
+///   `no-cache`; 404 when the bot has no photo now. An address never serves
+///   another photo than the one its `v` names under a lasting cache.
 pub async fn photo(
     State(state): State<AppState>,
     Path(name): Path<String>,
-) -> Result<axum::response::Response, SiteError> {
-    let png = arbiter_ladder::profile::photo_png(&state.core, &name)
+    Query(query): Query<PhotoQuery>,
+    headers: HeaderMap,
+) -> Result<Response, SiteError> {
+    let missing = || SiteError::not_found(format!("a photo of bot {name:?}"));
+    let current = arbiter_ladder::profile::photo_ref(&state.core, &name)
         .await?
-        .ok_or_else(|| SiteError::not_found(format!("a photo of bot {name:?}")))?;
+        .ok_or_else(missing)?;
+    let version = current.version();
+    let etag = format!("\"{version}\"");
+    match query.v.as_deref() {
+        Some(v) if v != version => {
+            let Some(bot) = bots::by_name(&state.core.db, &name).await? else {
+                return Err(missing());
+            };
+            let Some(address) = bot.photo else {
+                return Err(missing());
+            };
+            return Ok((
+                StatusCode::FOUND,
+                [(LOCATION, address), (CACHE_CONTROL, "no-cache".to_owned())],
+            )
+                .into_response());
+        }
+        None if headers
+            .get(IF_NONE_MATCH)
+            .and_then(|sent| sent.to_str().ok())
+            .is_some_and(|sent| sent.split(',').any(|tag| tag.trim() == etag)) =>
+        {
+            return Ok((
+                StatusCode::NOT_MODIFIED,
+                [(ETAG, etag), (CACHE_CONTROL, "no-cache".to_owned())],
+            )
+                .into_response());
+        }
+        _ => {}
+    }
+    let cache = if query.v.is_some() { PHOTO_IMMUTABLE } else { "no-cache" };
+    let png = arbiter_ladder::profile::photo_png(&state.core, &current)
+        .await?
+        .ok_or_else(missing)?;
     Ok((
         [
-            (
-                axum::http::header::CONTENT_TYPE,
-                arbiter_ladder::profile::PHOTO_CONTENT_TYPE,
-            ),
-            (axum::http::header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
+            (CONTENT_TYPE, arbiter_ladder::profile::PHOTO_CONTENT_TYPE.to_owned()),
+            (CACHE_CONTROL, cache.to_owned()),
+            (ETAG, etag),
         ],
         png,
     )

@@ -23,6 +23,7 @@
 //! application refuses unsafe requests a browser marks as cross-site.
 
 use super::account::{challenge_page, sign_in_first, sign_page, upload_page};
+use super::bots::{ProfileDraft, bot_page};
 use super::{SiteError, SiteResult, Viewer};
 use crate::error::ApiError;
 use crate::extract::{ClientIp, SessionCookie, session_secret};
@@ -31,11 +32,13 @@ use crate::upload_form::{UploadForm, read_upload};
 use arbiter_ladder::accounts::{self, Credentials};
 use arbiter_ladder::auth::{self, Caller, end_session, issue_api_token, same_secret};
 use arbiter_ladder::challenges::{self, ChallengeRequest};
+use arbiter_ladder::error::Error;
+use arbiter_ladder::profile::{self, MAX_PHOTO_BYTES};
 use arbiter_ladder::tournaments::{self, TournamentRequest};
 use arbiter_ladder::uploads;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{FromRequest, FromRequestParts, Multipart, Path, Request, State};
-use axum::http::header::{CACHE_CONTROL, SET_COOKIE};
+use axum::http::header::{CACHE_CONTROL, RETRY_AFTER, SET_COOKIE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, IntoResponseParts, Redirect, Response, ResponseParts};
@@ -511,11 +514,16 @@ pub async fn tournament(
     Ok(see_other(&format!("/tournaments/{}", created.id)))
 }
 
-/// `POST /bots/{name}/profile` (multipart: `bio`, `photo`, `auto_match`,
-/// `concurrent_matches`, `csrf`): the owner's profile form, without
-/// JavaScript too. 303 back to the bot's page; a refusal (a photo that is
-/// not an acceptable image, a bio too long) is an error page that says why
-/// and leads back, with nothing changed.
+/// `POST /bots/{name}/profile` (multipart: `bio`, `auto_match`,
+/// `people_play`, `concurrent_matches`, `photo`, `csrf`): the owner's
+/// profile form, without JavaScript too. 303 back to the bot's page. A
+/// refusal (a photo over [`MAX_PHOTO_BYTES`] or that is not an acceptable
+/// image, a bio too long, every photo decoder busy) shows the bot's page
+/// again with the form open, the reason on it and what was sent kept
+/// (the photo must be chosen again), with the refusal's status (413, 400,
+/// 503 with `Retry-After`); nothing is changed then. The photo is read as
+/// it streams in and refused once over the limit: the form sends it last,
+/// so every other field has been read by then.
 pub async fn profile(
     State(state): State<AppState>,
     Path(name): Path<String>,
@@ -523,61 +531,137 @@ pub async fn profile(
     mut form: Multipart,
 ) -> FormResult {
     let back = format!("/bots/{name}");
-    let bad =
-        |message: String| SiteError::from(ApiError(arbiter_ladder::error::Error::Invalid(message))).back_to(&back);
     let mut csrf = None;
-    let mut change = arbiter_ladder::profile::ProfileChange {
-        auto_match: Some(false),
-        people_play: Some(false),
-        ..Default::default()
-    };
+    let mut draft = ProfileDraft::default();
     let mut photo: Option<Vec<u8>> = None;
-    while let Some(field) = form
-        .next_field()
-        .await
-        .map_err(|e| bad(format!("malformed form: {}", e.body_text())))?
-    {
+    let mut refused = None;
+    loop {
+        let field = match form.next_field().await {
+            Ok(Some(field)) => field,
+            Ok(None) => break,
+            Err(error) => {
+                refused = Some(profile_form_error(&error));
+                break;
+            }
+        };
         let field_name = field.name().unwrap_or("").to_owned();
         if field_name == "photo" {
-            let bytes = field
-                .bytes()
-                .await
-                .map_err(|e| bad(format!("malformed form: {}", e.body_text())))?;
-            // No file chosen: an empty part.
-            if !bytes.is_empty() {
-                photo = Some(bytes.to_vec());
+            match read_photo(field).await {
+                // No file chosen: an empty part.
+                Ok(bytes) if bytes.is_empty() => {}
+                Ok(bytes) => photo = Some(bytes),
+                Err(error) => {
+                    refused = Some(error);
+                    break;
+                }
             }
             continue;
         }
-        let text = field
-            .text()
-            .await
-            .map_err(|e| bad(format!("malformed form: {}", e.body_text())))?;
+        let text = match field.text().await {
+            Ok(text) => text,
+            Err(error) => {
+                refused = Some(profile_form_error(&error));
+                break;
+            }
+        };
         match field_name.as_str() {
             "csrf" => csrf = Some(text),
-            "bio" => change.bio = Some(text),
-            "auto_match" => change.auto_match = Some(true),
-            "people_play" => change.people_play = Some(true),
-            "concurrent_matches" => {
-                let n = text
-                    .trim()
-                    .parse::<i64>()
-                    .map_err(|_| bad(format!("matches at once must be a whole number, not {text:?}")))?;
-                change.concurrent_matches = Some(n);
+            "bio" => draft.bio = text,
+            "auto_match" => draft.auto_match = true,
+            "people_play" => draft.people_play = true,
+            "concurrent_matches" => draft.concurrent_matches = text,
+            other => {
+                refused = Some(Error::Invalid(format!("unexpected form field {other:?}")));
+                break;
             }
-            other => return Err(bad(format!("unexpected form field {other:?}")).into()),
         }
     }
     let caller = session_caller(&viewer, csrf.as_deref(), &back)?;
-    if let Some(photo) = photo {
-        arbiter_ladder::profile::set_photo(&state.core, caller.user_id, &name, photo)
-            .await
-            .map_err(|e| SiteError::from(crate::error::ApiError(e)).back_to(&back))?;
+    let saved = match refused {
+        Some(error) => Err(error),
+        None => save_profile(&state, caller.user_id, &name, &draft, photo).await,
+    };
+    match saved {
+        Ok(bot) => Ok(see_other(&format!("/bots/{}", bot.name))),
+        // Refusals of what was sent: the form again, as it was sent.
+        Err(error @ (Error::Invalid(_) | Error::TooLarge(_) | Error::Conflict(_) | Error::Busy { .. })) => {
+            let retry_after = match &error {
+                Error::Busy { retry_after_s, .. } => Some((*retry_after_s).max(1)),
+                _ => None,
+            };
+            draft.error = Some(error.public_message());
+            let status = ApiError(error).status();
+            let mut page = bot_page(&state, &name, &viewer, Some(draft)).await?;
+            *page.status_mut() = status;
+            if let Some(seconds) = retry_after {
+                page.headers_mut().insert(RETRY_AFTER, seconds.into());
+            }
+            Ok(page)
+        }
+        Err(error) => Err(SiteError::from(ApiError(error)).back_to(&back).into()),
     }
-    let bot = arbiter_ladder::profile::update(&state.core, caller.user_id, &name, change)
-        .await
-        .map_err(|e| SiteError::from(crate::error::ApiError(e)).back_to(&back))?;
-    Ok(see_other(&format!("/bots/{}", bot.name)))
+}
+
+/// The refusal of a profile form that cannot be read: 413 for one over
+/// the route's limit (a photo far over [`MAX_PHOTO_BYTES`]), else 400.
+fn profile_form_error(error: &axum::extract::multipart::MultipartError) -> Error {
+    if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        photo_too_large()
+    } else {
+        Error::Invalid(format!("malformed form: {}", error.body_text()))
+    }
+}
+
+/// The 413 of a photo over [`MAX_PHOTO_BYTES`].
+fn photo_too_large() -> Error {
+    Error::TooLarge(format!(
+        "the photo is larger than 512 KiB ({MAX_PHOTO_BYTES} bytes): choose a smaller one"
+    ))
+}
+
+/// The photo field's bytes as they stream in, refused
+/// ([`photo_too_large`]) as soon as they pass [`MAX_PHOTO_BYTES`].
+async fn read_photo(mut field: axum::extract::multipart::Field<'_>) -> Result<Vec<u8>, Error> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(|e| profile_form_error(&e))? {
+        if bytes.len() + chunk.len() > MAX_PHOTO_BYTES {
+            return Err(photo_too_large());
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+/// Saves a profile form: everything checked that can be before the photo
+/// is decoded, so a refusal changes nothing.
+async fn save_profile(
+    state: &AppState,
+    user_id: i64,
+    name: &str,
+    draft: &ProfileDraft,
+    photo: Option<Vec<u8>>,
+) -> Result<arbiter_ladder::bots::Bot, Error> {
+    let text = draft.concurrent_matches.trim();
+    let concurrent_matches = if text.is_empty() {
+        None
+    } else {
+        Some(
+            text.parse::<i64>()
+                .map_err(|_| Error::Invalid(format!("matches at once must be a whole number, not {text:?}")))?,
+        )
+    };
+    profile::check_bio(&draft.bio).map_err(|e| Error::Invalid(e.to_string()))?;
+    let change = profile::ProfileChange {
+        bio: Some(draft.bio.clone()),
+        auto_match: Some(draft.auto_match),
+        people_play: Some(draft.people_play),
+        concurrent_matches,
+        ..Default::default()
+    };
+    if let Some(photo) = photo {
+        profile::set_photo(&state.core, user_id, name, photo).await?;
+    }
+    profile::update(&state.core, user_id, name, change).await
 }
 
 /// A bot token just issued on the site.
