@@ -7,6 +7,7 @@ mod backtraces;
 mod bots;
 mod cmd;
 mod sandbox;
+mod slow_database;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -93,14 +94,20 @@ fn main() -> ExitCode {
         // Colours only for a person at a terminal, never into a file or a
         // log collector (nor with NO_COLOR set).
         let colours = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
-        let log = tracing_subscriber::fmt()
-            .with_env_filter(filter)
+        use tracing_subscriber::{Layer, layer::SubscriberExt, util::SubscriberInitExt};
+        let log = tracing_subscriber::fmt::layer()
             .with_ansi(colours)
             .with_writer(std::io::stderr);
-        match cli.log_format {
-            LogFormat::Text => log.init(),
-            LogFormat::Json => log.json().flatten_event(true).init(),
-        }
+        let log = match cli.log_format {
+            LogFormat::Text => log.with_filter(filter).boxed(),
+            LogFormat::Json => log.json().flatten_event(true).with_filter(filter).boxed(),
+        };
+        // The database driver's slow operations are counted whatever the
+        // log shows, and summed up once a minute.
+        tracing_subscriber::registry()
+            .with(log)
+            .with(slow_database::layer())
+            .init();
     }
     match run(cli.command) {
         Ok(code) => code,

@@ -683,6 +683,14 @@ async fn metrics_answer_at_once_during_a_database_outage() {
         let (status, body) = client.get("/api/ladders").await;
         assert_eq!(status.as_u16(), 503, "{body}");
     }
+    for _ in 0..4 {
+        let page = support::http()
+            .get(format!("{}/", serve.announced))
+            .send()
+            .await
+            .expect("the home page answers");
+        assert_eq!(page.status().as_u16(), 503, "a page during the outage");
+    }
     let refused = scrape_within_2s(&serve_metrics).await;
     assert!(
         refused[r#"arbiter_http_requests_total{method="GET",route="/api/ladders",status="503"}"#] >= 4.0,
@@ -708,7 +716,11 @@ async fn metrics_answer_at_once_during_a_database_outage() {
     assert_eq!(
         serve_log.matches("answering 503").count(),
         1,
-        "one line for the outage's 503s:\n{serve_log}"
+        "one line for the outage's 503s, pages and API alike:\n{serve_log}"
+    );
+    assert!(
+        !serve_log.contains("a page failed") && !serve_log.contains("cannot tell who is viewing"),
+        "pages' 503s are not logged one by one:\n{serve_log}"
     );
     assert!(
         serve_log.contains("web requests get 503 until it does") && !serve_log.contains("matches wait"),
@@ -838,4 +850,120 @@ async fn recompute_refuses_what_it_cannot_compare() {
     } else {
         eprintln!("TEST_PG_URL is not set: the empty PostgreSQL database is not tried");
     }
+}
+
+/// One request, `GET path`, on a kept HTTP/1.1 connection.
+fn get_request(path: &str) -> String {
+    format!("GET {path} HTTP/1.1\r\nHost: arbiter\r\n\r\n")
+}
+
+/// Reads one answer from `stream`: `Some(head)` when its head and all of
+/// its `Content-Length` body arrived, `None` when the connection ended
+/// (or was reset) before.
+fn read_answer(stream: &mut std::net::TcpStream) -> Option<String> {
+    use std::io::Read;
+    stream.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
+    let mut head = Vec::new();
+    let mut byte = [0; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let length: usize = head.lines().find_map(|line| {
+        line.to_ascii_lowercase()
+            .strip_prefix("content-length: ")?
+            .trim()
+            .parse()
+            .ok()
+    })?;
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).ok()?;
+    Some(head)
+}
+
+/// A SIGTERM while requests are under way and queued (sent on
+/// connections the server has not read yet, fresh and kept ones) answers
+/// every one of them in full within the grace, and `serve` exits 0 with
+/// no panic in its log.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sigterm_answers_every_request_already_sent() {
+    use std::io::Write;
+    const CLIENTS: usize = 500;
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let data = dir.path().join("data").display().to_string();
+    let serve = Logged::start(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--workers",
+            "0",
+            "--no-schedule",
+            "--grace",
+            "10",
+            "--data",
+            &data,
+        ],
+        None,
+        dir.path().join("serve.log"),
+        "listening on ",
+    )
+    .await;
+    let address: std::net::SocketAddr = serve
+        .announced
+        .trim()
+        .trim_start_matches("http://")
+        .parse()
+        .expect("the address serve announced");
+    let sent = std::sync::Arc::new(std::sync::Barrier::new(CLIENTS + 1));
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|i| {
+            let sent = sent.clone();
+            std::thread::spawn(move || {
+                // Every fourth on a kept connection, answered once already;
+                // every tenth a page that reads the database.
+                let path = if i % 3 == 0 { "/api/health" } else { "/" };
+                let mut stream = std::net::TcpStream::connect(address).expect("a connection");
+                if i % 4 == 0 {
+                    stream.write_all(get_request(path).as_bytes()).expect("a first request");
+                    read_answer(&mut stream).expect("the first answer");
+                }
+                let request = stream.write_all(get_request(path).as_bytes());
+                sent.wait();
+                request.expect("the request sent");
+                read_answer(&mut stream)
+            })
+        })
+        .collect();
+    let waiting = sent.clone();
+    tokio::task::spawn_blocking(move || waiting.wait())
+        .await
+        .expect("every request sent");
+    let signalled = Instant::now();
+    let mut serve = serve;
+    support::send_signal(&serve.child, "TERM");
+    let answers: Vec<Option<String>> = tokio::task::spawn_blocking(move || {
+        clients
+            .into_iter()
+            .map(|client| client.join().expect("a client thread"))
+            .collect()
+    })
+    .await
+    .expect("the clients");
+    let answered = answers
+        .iter()
+        .flatten()
+        .filter(|head| head.starts_with("HTTP/1.1 200"))
+        .count();
+    let code = support::exit_code(&mut serve.child, Duration::from_secs(30)).await;
+    let took = signalled.elapsed();
+    eprintln!("{answered} of {CLIENTS} requests answered in full; serve exited {took:?} after SIGTERM");
+    let log = serve.log();
+    assert_eq!(answered, CLIENTS, "every request sent is answered: {answers:?}\n{log}");
+    assert_eq!(code, Some(0), "a clean exit:\n{log}");
+    assert!(!log.contains("panicked"), "no panic:\n{log}");
+    assert!(took < Duration::from_secs(10), "within the grace: {took:?}");
 }

@@ -5,6 +5,7 @@
 use crate::error::ApiError;
 use crate::server::AppState;
 use arbiter_ladder::error::Error;
+use arbiter_ladder::metrics::ABANDONED;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::header::{
     CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN, TRANSFER_ENCODING, X_CONTENT_TYPE_OPTIONS,
@@ -186,10 +187,11 @@ fn authority_with_port(scheme: &str, authority: &str) -> String {
     }
 }
 
-/// Counts every request by method, route pattern and status, and times it;
-/// logs the first 503 of an outage (with its cause) and only that one: the
-/// others are counted in `arbiter_http_requests_total{status="503"}`, and
-/// the database's watch logs when it answers again.
+/// Counts every request by method, route pattern and status, and times it
+/// (see [`counted`]); logs the first 503 of an outage (with its cause), API
+/// and pages alike, and only that one: the others are counted in
+/// `arbiter_http_requests_total{status="503"}`, and the database's watch
+/// logs when it answers again.
 pub async fn count_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let response = counted(&state.core.metrics, request, next).await;
     // Only a request refused for want of storage: a readiness probe's 503
@@ -207,9 +209,10 @@ pub async fn count_request(State(state): State<AppState>, request: Request, next
 }
 
 /// Runs `request` and records it in `metrics` by method, route pattern and
-/// status, with the time it took.
+/// status, with the time it took. A request dropped before it was answered
+/// (its client went away, or the server closed its connection at a stop)
+/// is recorded too, with the status [`ABANDONED`] (499).
 pub async fn counted(metrics: &arbiter_ladder::metrics::Metrics, request: Request, next: Next) -> Response {
-    let started = std::time::Instant::now();
     // Any token is a method: only the standard ones get a series each.
     let method = match *request.method() {
         Method::GET | Method::HEAD | Method::POST | Method::PUT | Method::DELETE | Method::PATCH | Method::OPTIONS => {
@@ -221,9 +224,34 @@ pub async fn counted(metrics: &arbiter_ladder::metrics::Metrics, request: Reques
         .extensions()
         .get::<MatchedPath>()
         .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned());
+    let mut count = Count {
+        metrics,
+        method,
+        route,
+        started: std::time::Instant::now(),
+        status: ABANDONED,
+    };
     let response = next.run(request).await;
-    metrics.http_request(&method, &route, response.status().as_u16(), started.elapsed());
+    count.status = response.status().as_u16();
     response
+}
+
+/// One request's entry in the metrics, made when it is dropped: with the
+/// answer's status, or [`ABANDONED`] if the request's future was dropped
+/// before it had one.
+struct Count<'a> {
+    metrics: &'a arbiter_ladder::metrics::Metrics,
+    method: String,
+    route: String,
+    started: std::time::Instant,
+    status: u16,
+}
+
+impl Drop for Count<'_> {
+    fn drop(&mut self) {
+        self.metrics
+            .http_request(&self.method, &self.route, self.status, self.started.elapsed());
+    }
 }
 
 #[cfg(test)]
@@ -332,5 +360,96 @@ mod tests {
             )
             .is_some()
         );
+    }
+
+    /// Counts the events at WARN or above it sees.
+    struct Warnings(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+    impl tracing::Subscriber for Warnings {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, event: &tracing::Event<'_>) {
+            if *event.metadata().level() <= tracing::Level::WARN {
+                self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    /// How many lines at WARN or above `f` logs.
+    fn warnings_of(f: impl FnOnce()) -> usize {
+        let count = std::sync::Arc::default();
+        tracing::subscriber::with_default(Warnings(std::sync::Arc::clone(&count)), f);
+        count.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// A page refused for want of storage logs nothing itself and carries
+    /// its cause to [`count_request`], which logs the outage's first 503
+    /// only, pages and API alike; a page that fails otherwise is logged.
+    #[test]
+    fn a_page_refused_for_want_of_storage_is_logged_once_per_outage() {
+        let mut response = None;
+        let logged = warnings_of(|| {
+            let error = crate::site::SiteError::from(Error::Unavailable("pool timed out".into()));
+            response = Some(error.into_response());
+        });
+        let response = response.expect("a page");
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(logged, 0, "not logged by the page");
+        let cause = response.extensions().get::<crate::error::UnavailableCause>();
+        assert_eq!(
+            cause.map(|cause| cause.0.as_str()),
+            Some("pool timed out"),
+            "for count_request"
+        );
+        let logged = warnings_of(|| {
+            let _ = crate::site::SiteError::from(Error::Internal("a bug".into())).into_response();
+        });
+        assert_eq!(logged, 1, "other failures are logged");
+    }
+
+    /// A request dropped before its answer is counted as abandoned (499),
+    /// beside those answered.
+    #[tokio::test]
+    async fn requests_dropped_unanswered_are_counted_as_abandoned() {
+        use tower::ServiceExt;
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let sandbox = arbiter_sandbox::Sandbox::new(arbiter_sandbox::SandboxConfig {
+            cache_dir: Some(dir.path().join("compiled")),
+            instance_slots: 1,
+            ..arbiter_sandbox::SandboxConfig::default()
+        })
+        .expect("a sandbox");
+        let metrics = arbiter_ladder::metrics::Metrics::new(&sandbox);
+        let counting = metrics.clone();
+        let app = Router::new()
+            .route("/never", get(std::future::pending::<&'static str>))
+            .route("/busy", get(|| async { (StatusCode::SERVICE_UNAVAILABLE, "busy") }))
+            .layer(axum::middleware::from_fn(move |request: Request, next: Next| {
+                let metrics = counting.clone();
+                async move { counted(&metrics, request, next).await }
+            }));
+        let get = |path: &'static str| {
+            axum::http::Request::builder()
+                .uri(path)
+                .body(axum::body::Body::empty())
+                .expect("a request")
+        };
+        for _ in 0..5 {
+            let never = app.clone().oneshot(get("/never"));
+            let waited = tokio::time::timeout(std::time::Duration::from_millis(20), never).await;
+            assert!(waited.is_err(), "never answered");
+            let busy = app.clone().oneshot(get("/busy")).await.expect("an answer");
+            assert_eq!(busy.status(), StatusCode::SERVICE_UNAVAILABLE);
+        }
+        assert_eq!(metrics.http_requests("GET", "/never", ABANDONED), 5);
+        assert_eq!(metrics.http_requests("GET", "/busy", 503), 5);
     }
 }

@@ -7,9 +7,9 @@
 //! `migrations/`.
 
 use crate::error::{Error, Result};
-use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions, install_default_drivers};
 use sqlx::pool::PoolConnection;
-use sqlx::{Any, AnyConnection, AnyPool, Connection, Transaction};
+use sqlx::{Any, AnyConnection, AnyPool, ConnectOptions, Connection, Transaction};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -130,11 +130,34 @@ fn sqlite_url(path: &Path) -> String {
     format!("sqlite://{}?mode=rwc", path.display())
 }
 
+/// The level the driver logs its slow waits for a connection and slow
+/// statements at: below what the log shows by default (`sqlx=warn`), so
+/// that they are counted and summed up by the binary's log
+/// ([`crate::metrics::count_driver_event`]) instead of logged one by one.
+/// (sqlx's `log::LevelFilter`, parsed from its name.)
+fn driver_slow_level<L: std::str::FromStr>() -> Option<L> {
+    "info".parse().ok()
+}
+
+/// The connect options of `url`, with the driver's slow statements (over
+/// 1 s) logged at [`driver_slow_level`].
+fn connect_options(url: &str) -> Result<AnyConnectOptions, sqlx::Error> {
+    let options: AnyConnectOptions = url.parse()?;
+    Ok(match driver_slow_level() {
+        Some(level) => options.log_slow_statements(level, Duration::from_secs(1)),
+        None => options,
+    })
+}
+
 /// The pool settings of `backend`.
 fn pool_options(backend: Backend, options: DbOptions) -> AnyPoolOptions {
-    let pool = AnyPoolOptions::new()
+    let mut pool = AnyPoolOptions::new()
         .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
-        .acquire_timeout(options.acquire_timeout);
+        .acquire_timeout(options.acquire_timeout)
+        .acquire_slow_threshold(Duration::from_secs(2));
+    if let Some(level) = driver_slow_level() {
+        pool = pool.acquire_slow_level(level);
+    }
     match backend {
         // A connection to a local file does not go stale: no ping (a round
         // trip to the connection's thread) before every use.
@@ -292,7 +315,9 @@ impl Db {
 
     /// One try of [`Db::connect_with`].
     async fn connect_once(url: &str, backend: Backend, options: DbOptions) -> Result<Db, sqlx::Error> {
-        let pool = pool_options(backend, options).connect(url).await?;
+        let pool = pool_options(backend, options)
+            .connect_with(connect_options(url)?)
+            .await?;
         if backend == Backend::Sqlite {
             sqlx::query("PRAGMA journal_mode = WAL").execute(&pool).await?;
         }

@@ -7,7 +7,14 @@
 //! A scrape never waits on the database for long: the queue's depth is
 //! read for at most [`QUEUE_READ_WAIT`], and when the read fails or is late
 //! the last successful read is shown with its age
-//! (`arbiter_queue_read_age_seconds`) and `arbiter_database_up` is 0. Every
+//! (`arbiter_queue_read_age_seconds`). `arbiter_database_up` says whether
+//! the database is reachable, not whether it is fast: it is 0 only when a
+//! probe on a connection of its own failed or went unanswered for
+//! [`PROBE_TIMEOUT`], and the probe's round trip is
+//! `arbiter_database_probe_seconds` (a busy pool or a busy process makes
+//! it longer, not the database down). The database driver's slow waits for
+//! a connection and slow statements are counted by the binary's log
+//! ([`count_driver_event`]) and shown here, for the whole process. Every
 //! series with labels known in advance (the ladders, the match kinds and
 //! statuses, the check verdicts, the module sources) exists from the start
 //! with value 0, so `rate()` and alerts see a zero rather than nothing.
@@ -19,16 +26,28 @@ use crate::db::Db;
 use arbiter_games::Variant;
 use arbiter_sandbox::Sandbox;
 use prometheus::{
-    Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
-    exponential_buckets,
+    Encoder, Gauge, GaugeVec, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, TextEncoder, exponential_buckets,
 };
-use std::sync::atomic::{AtomicBool, Ordering};
+use sqlx::{AnyConnection, ConnectOptions};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a scrape waits for the queue's depth from the database before
 /// it answers with the last successful read (and `arbiter_database_up` 0).
 pub const QUEUE_READ_WAIT: Duration = Duration::from_millis(750);
+
+/// How long the database probe behind `arbiter_database_up` may go
+/// unanswered before the database counts as unreachable: generous, so that
+/// a database (or a process) that is merely busy reads as slow
+/// (`arbiter_database_probe_seconds`), not down.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The status `arbiter_http_requests_total` gives a request whose client
+/// went away (or whose connection the server closed) before it was
+/// answered: nginx's "client closed request".
+pub const ABANDONED: u16 = 499;
 
 /// The statuses `arbiter_queue_matches` counts.
 pub const QUEUE_STATUSES: [&str; 2] = ["queued", "running"];
@@ -65,12 +84,34 @@ struct Inner {
     /// series before the first successful read).
     queue_age: GaugeVec,
     database_up: IntGauge,
+    /// The last probe's round trip (or, while one is late, how long it has
+    /// waited so far).
+    probe_seconds: Gauge,
+    slow_acquires: IntCounter,
+    slow_statements: IntCounter,
     module_loads: IntCounterVec,
     /// The last successful read of the queue's depth.
     last_queue: Mutex<Option<QueueRead>>,
     /// Whether a read of the queue's depth is under way (a scrape does
     /// not start another one while a late one still waits on the database).
     reading: AtomicBool,
+    /// The database probe.
+    probe: Mutex<Probe>,
+}
+
+/// The database probe behind `arbiter_database_up`.
+#[derive(Debug)]
+struct Probe {
+    /// The probe's own connection, opened at the first probe and again
+    /// after a failure: not one of the pool's, which may all be busy.
+    connection: Option<AnyConnection>,
+    /// Whether the last finished probe was answered (true before the
+    /// first: the process connected to start).
+    answered: bool,
+    /// The last finished probe's round trip.
+    took: Duration,
+    /// When the probe under way started, if one is.
+    started: Option<Instant>,
 }
 
 /// One successful read of the queue's depth.
@@ -198,7 +239,45 @@ impl Metrics {
             database_up: register(
                 &r,
                 IntGauge::with_opts(
-                    Opts::new("database_up", "1 while the database answers, 0 while it does not").namespace("arbiter"),
+                    Opts::new(
+                        "database_up",
+                        "1 while the database is reachable (its probe was answered within 10 s), 0 while it is not",
+                    )
+                    .namespace("arbiter"),
+                )
+                .expect("a valid metric"),
+            ),
+            probe_seconds: register(
+                &r,
+                Gauge::with_opts(
+                    Opts::new(
+                        "database_probe_seconds",
+                        "Round trip of the last database probe (SELECT 1 on a connection of its own), or the wait \
+                         so far of a probe still unanswered",
+                    )
+                    .namespace("arbiter"),
+                )
+                .expect("a valid metric"),
+            ),
+            slow_acquires: register(
+                &r,
+                IntCounter::with_opts(
+                    Opts::new(
+                        "database_slow_acquires_total",
+                        "Waits for a pooled database connection over 2 s (whole process)",
+                    )
+                    .namespace("arbiter"),
+                )
+                .expect("a valid metric"),
+            ),
+            slow_statements: register(
+                &r,
+                IntCounter::with_opts(
+                    Opts::new(
+                        "database_slow_statements_total",
+                        "Database statements that took over 1 s (whole process)",
+                    )
+                    .namespace("arbiter"),
                 )
                 .expect("a valid metric"),
             ),
@@ -212,6 +291,12 @@ impl Metrics {
             registry: r,
             last_queue: Mutex::new(None),
             reading: AtomicBool::new(false),
+            probe: Mutex::new(Probe {
+                connection: None,
+                answered: true,
+                took: Duration::ZERO,
+                started: None,
+            }),
         };
         // Every series whose labels are known exists from the start, at 0.
         for ladder in Variant::ALL.map(|variant| variant.to_string()) {
@@ -280,6 +365,59 @@ impl Metrics {
         matches!(tokio::time::timeout(QUEUE_READ_WAIT, read).await, Ok(Ok(true)))
     }
 
+    /// Probes the database (`SELECT 1` on the probe's own connection,
+    /// within [`PROBE_TIMEOUT`]) unless a probe is under way, and waits for
+    /// it at most [`QUEUE_READ_WAIT`]; a late probe goes on in the
+    /// background and is kept when it ends.
+    async fn probe(&self, db: &Db) {
+        let connection = {
+            let mut probe = lock(&self.inner.probe);
+            if probe.started.is_some() {
+                return;
+            }
+            probe.started = Some(Instant::now());
+            probe.connection.take()
+        };
+        let inner = Arc::clone(&self.inner);
+        let options = db.pool.connect_options();
+        let probing = tokio::spawn(async move {
+            let attempt = async {
+                let mut connection = match connection {
+                    Some(connection) => connection,
+                    None => options.connect().await?,
+                };
+                sqlx::query("SELECT 1").execute(&mut connection).await?;
+                Ok::<_, sqlx::Error>(connection)
+            };
+            let answer = tokio::time::timeout(PROBE_TIMEOUT, attempt).await;
+            let mut probe = lock(&inner.probe);
+            probe.took = probe.started.take().map_or(Duration::ZERO, |started| started.elapsed());
+            probe.answered = match answer {
+                Ok(Ok(connection)) => {
+                    probe.connection = Some(connection);
+                    true
+                }
+                Ok(Err(error)) => {
+                    // The database's watch logs an outage once.
+                    tracing::debug!(%error, "metrics: the database probe failed");
+                    false
+                }
+                Err(_) => false,
+            };
+        });
+        let _ = tokio::time::timeout(QUEUE_READ_WAIT, probing).await;
+    }
+
+    /// Whether the database is reachable as far as the probe knows (its last
+    /// probe was answered and the one under way, if any, is not overdue),
+    /// and the probe's round trip (or the wait so far of a probe slower than
+    /// the last).
+    fn reachable(&self) -> (bool, Duration) {
+        let probe = lock(&self.inner.probe);
+        let waited = probe.started.map_or(Duration::ZERO, |started| started.elapsed());
+        (probe.answered && waited < PROBE_TIMEOUT, probe.took.max(waited))
+    }
+
     /// A match was claimed on `ladder`; `attempt` counts from 1, and
     /// `took_over` says whether its previous holder's lease had expired.
     pub fn match_started(&self, ladder: &str, attempt: i64, took_over: bool) {
@@ -315,7 +453,7 @@ impl Metrics {
     }
 
     /// An HTTP request matching `route` was answered with `status` after
-    /// `took`.
+    /// `took` ([`ABANDONED`] when it was dropped unanswered).
     pub fn http_request(&self, method: &str, route: &str, status: u16, took: Duration) {
         self.inner
             .request_seconds
@@ -327,12 +465,21 @@ impl Metrics {
             .inc();
     }
 
+    /// How many HTTP requests were counted with `method`, `route` and
+    /// `status` so far.
+    pub fn http_requests(&self, method: &str, route: &str, status: u16) -> u64 {
+        self.inner
+            .requests
+            .with_label_values(&[method, route, &status.to_string()])
+            .get()
+    }
+
     /// The metrics in Prometheus's text format, within about
     /// [`QUEUE_READ_WAIT`] whatever the database does: the queue's depth is
     /// read from `db`, or else the last successful read is shown (with its
-    /// age) and `arbiter_database_up` is 0.
+    /// age); the database is probed meanwhile (see [`PROBE_TIMEOUT`]).
     pub async fn render(&self, db: &Db) -> String {
-        let read_now = self.read_queue(db).await;
+        let ((), _) = tokio::join!(self.probe(db), self.read_queue(db));
         let inner = &self.inner;
         inner.queue.reset();
         inner.queue_age.reset();
@@ -361,7 +508,14 @@ impl Metrics {
                     .set(last.at.elapsed().as_secs_f64());
             }
         }
-        inner.database_up.set(i64::from(read_now && db.is_up()));
+        let (reachable, round_trip) = self.reachable();
+        inner.database_up.set(i64::from(reachable));
+        inner.probe_seconds.set(round_trip.as_secs_f64());
+        let (acquires, statements) = slow_database_counts();
+        inner.slow_acquires.reset();
+        inner.slow_acquires.inc_by(acquires);
+        inner.slow_statements.reset();
+        inner.slow_statements.inc_by(statements);
         let stats = inner.sandbox.cache_stats();
         for (source, count) in MODULE_SOURCES
             .into_iter()
@@ -376,5 +530,153 @@ impl Metrics {
             tracing::warn!(%error, "metrics: cannot encode");
         }
         String::from_utf8(text).unwrap_or_default()
+    }
+}
+
+/// `mutex`'s value, even if a thread panicked holding it.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Slow waits for a pooled connection the database driver reported in this
+/// process (see [`count_driver_event`]).
+static SLOW_ACQUIRES: AtomicU64 = AtomicU64::new(0);
+/// Slow statements the database driver reported in this process.
+static SLOW_STATEMENTS: AtomicU64 = AtomicU64::new(0);
+
+/// A log event of the database driver (sqlx) that is counted rather than
+/// logged line by line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DriverEvent {
+    /// A wait for a pooled connection over the pool's slow threshold (2 s).
+    SlowAcquire,
+    /// A statement over the slow threshold (1 s).
+    SlowStatement,
+}
+
+impl DriverEvent {
+    /// Which driver event `metadata` describes, if it is one: by its
+    /// target and fields, so whatever the level the driver logs it at.
+    pub fn of(metadata: &tracing::Metadata<'_>) -> Option<DriverEvent> {
+        let fields = metadata.fields();
+        match metadata.target() {
+            "sqlx::pool::acquire" if fields.field("slow_acquire_threshold_secs").is_some() => {
+                Some(DriverEvent::SlowAcquire)
+            }
+            "sqlx::query" if fields.field("slow_threshold").is_some() => Some(DriverEvent::SlowStatement),
+            _ => None,
+        }
+    }
+}
+
+/// Counts one driver event, shown by every [`Metrics::render`] of this
+/// process (`arbiter_database_slow_acquires_total`,
+/// `arbiter_database_slow_statements_total`) and read by
+/// [`slow_database_counts`]. The binary's log calls it: the driver logs
+/// these below the log's default level, and the binary sums them up in a
+/// line a minute at most.
+pub fn count_driver_event(event: DriverEvent) {
+    match event {
+        DriverEvent::SlowAcquire => SLOW_ACQUIRES.fetch_add(1, Ordering::Relaxed),
+        DriverEvent::SlowStatement => SLOW_STATEMENTS.fetch_add(1, Ordering::Relaxed),
+    };
+}
+
+/// The slow waits for a connection and slow statements counted in this
+/// process so far: `(acquires, statements)`.
+pub fn slow_database_counts() -> (u64, u64) {
+    (
+        SLOW_ACQUIRES.load(Ordering::Relaxed),
+        SLOW_STATEMENTS.load(Ordering::Relaxed),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of the sample `name` (no labels) in `text`.
+    fn sample(text: &str, name: &str) -> Option<f64> {
+        text.lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+    }
+
+    /// A front end whose pool is busy (every connection taken, so the
+    /// queue's depth cannot be read in time) still reads its database as
+    /// up: reachable, with the probe's round trip beside it.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_busy_pool_is_not_a_database_down() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let db = Db::open_sqlite(&dir.path().join("arbiter.db"))
+            .await
+            .expect("a database");
+        let sandbox = Sandbox::new(arbiter_sandbox::SandboxConfig {
+            cache_dir: Some(dir.path().join("compiled")),
+            instance_slots: 1,
+            ..arbiter_sandbox::SandboxConfig::default()
+        })
+        .expect("a sandbox");
+        let metrics = Metrics::new(&sandbox);
+        let text = metrics.render(&db).await;
+        assert_eq!(sample(&text, "arbiter_database_up"), Some(1.0), "{text}");
+        let mut held = Vec::new();
+        while let Ok(Ok(connection)) = tokio::time::timeout(Duration::from_millis(200), db.pool.acquire()).await {
+            held.push(connection);
+        }
+        assert!(!held.is_empty(), "the pool's connections are all taken");
+        let started = Instant::now();
+        let text = metrics.render(&db).await;
+        assert!(
+            started.elapsed() < QUEUE_READ_WAIT * 2,
+            "the scrape does not wait on the pool"
+        );
+        assert_eq!(sample(&text, "arbiter_database_up"), Some(1.0), "a busy pool: {text}");
+        let round_trip = sample(&text, "arbiter_database_probe_seconds").expect("the probe's round trip");
+        assert!((0.0..1.0).contains(&round_trip), "{round_trip}");
+        assert!(sample(&text, "arbiter_queue_read_age_seconds").is_some(), "{text}");
+        drop(held);
+    }
+
+    /// The driver's slow waits and statements are told apart by their
+    /// fields and counted, whatever their level; other driver lines are not.
+    #[test]
+    fn driver_events_are_recognised_by_their_fields() {
+        struct Classify(std::sync::Arc<Mutex<Vec<Option<DriverEvent>>>>);
+        impl tracing::Subscriber for Classify {
+            fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+                true
+            }
+            fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+                tracing::span::Id::from_u64(1)
+            }
+            fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+            fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+            fn event(&self, event: &tracing::Event<'_>) {
+                lock(&self.0).push(DriverEvent::of(event.metadata()));
+            }
+            fn enter(&self, _: &tracing::span::Id) {}
+            fn exit(&self, _: &tracing::span::Id) {}
+        }
+        let seen = std::sync::Arc::new(Mutex::new(Vec::new()));
+        tracing::subscriber::with_default(Classify(seen.clone()), || {
+            tracing::info!(
+                target: "sqlx::pool::acquire",
+                acquired_after_secs = 2.5,
+                slow_acquire_threshold_secs = 2.0,
+                "acquired connection, but time to acquire exceeded slow threshold"
+            );
+            tracing::warn!(target: "sqlx::query", summary = "select 1", slow_threshold = ?Duration::from_secs(1), "slow statement");
+            tracing::debug!(target: "sqlx::query", summary = "select 1", elapsed_secs = 0.001);
+            tracing::info!(target: "sqlx::pool::acquire", acquired_after_secs = 0.1, "acquired connection");
+        });
+        assert_eq!(
+            *lock(&seen),
+            [
+                Some(DriverEvent::SlowAcquire),
+                Some(DriverEvent::SlowStatement),
+                None,
+                None
+            ]
+        );
     }
 }

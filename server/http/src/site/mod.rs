@@ -198,7 +198,8 @@ impl FromRequestParts<AppState> for Viewer {
         let caller = match crate::extract::caller(parts, state).await {
             Ok(caller) => caller,
             Err(error) => {
-                if matches!(error, ApiError(Error::Internal(_)) | ApiError(Error::Unavailable(_))) {
+                // Storage unavailable: the page's own 503 is logged once per outage.
+                if matches!(error, ApiError(Error::Internal(_))) {
                     tracing::warn!(%error, "cannot tell who is viewing a page");
                 }
                 None
@@ -269,6 +270,9 @@ pub struct SiteError {
     message: String,
     /// The page to go back to (a form), if not the ladders.
     back: Option<String>,
+    /// Why storage is unavailable, for a 503 that
+    /// [`crate::middleware::count_request`] logs once per outage.
+    unavailable: Option<crate::error::UnavailableCause>,
 }
 
 impl SiteError {
@@ -278,6 +282,7 @@ impl SiteError {
             status: StatusCode::NOT_FOUND,
             message: format!("{what} not found"),
             back: None,
+            unavailable: None,
         }
     }
 
@@ -287,6 +292,7 @@ impl SiteError {
             status,
             message: message.into(),
             back: None,
+            unavailable: None,
         }
     }
 
@@ -311,7 +317,12 @@ impl SiteError {
 impl From<ApiError> for SiteError {
     fn from(error: ApiError) -> SiteError {
         let status = error.status();
-        if status.is_server_error() {
+        // Storage unavailable: logged once per outage, as for the API.
+        let unavailable = match &error.0 {
+            Error::Unavailable(cause) => Some(crate::error::UnavailableCause(cause.to_string())),
+            _ => None,
+        };
+        if status.is_server_error() && unavailable.is_none() {
             // The cause goes to the log; the page shows the generic message.
             tracing::error!(%status, cause = ?error, "a page failed");
         }
@@ -319,6 +330,7 @@ impl From<ApiError> for SiteError {
             status,
             message: error.to_string(),
             back: None,
+            unavailable,
         }
     }
 }
@@ -355,6 +367,9 @@ impl IntoResponse for SiteError {
         };
         let mut response = (self.status, render(&page)).into_response();
         response.extensions_mut().insert(text);
+        if let Some(cause) = self.unavailable {
+            response.extensions_mut().insert(cause);
+        }
         response
     }
 }
