@@ -221,6 +221,33 @@ fn a_tight_infinite_loop_runs_out_of_time() {
     assert_ran_out_of_time(&check("tight_spinner", &module, Some("tictactoe")));
 }
 
+/// Regression: a bot that loops on `memory.grow` at the memory limit
+/// (each grow a call into the host that fails) was charged one instruction
+/// per grow, burned 0.04 fuel per nanosecond and reached the wall-clock
+/// backstop on its first move (Othello's 1 s: after 51 s, a crash) instead
+/// of running out of time. Grows are charged for the host's work now, and
+/// so are WASI calls (a tight `fd_write` of nothing, here); each check's
+/// real time is printed (`--nocapture`), measured, not asserted.
+#[test]
+fn host_work_loops_on_the_first_turn_run_out_of_time() {
+    let grow_to_limit = "(loop $g (br_if $g (i32.ne (memory.grow (i32.const 16)) (i32.const -1))))";
+    for (name, start) in [
+        (
+            "failing_grow_loop",
+            format!("(drop (call $read)) {grow_to_limit} (loop $l (drop (memory.grow (i32.const 16))) (br $l))"),
+        ),
+        (
+            "empty_write_loop",
+            "(drop (call $read)) (loop $l (call $write (i32.const 2) (i32.const 512) (i32.const 0)) (br $l))".into(),
+        ),
+    ] {
+        let started = Instant::now();
+        let out = check(name, &wat_bot(&start, ""), None);
+        println!("arbiter check {name}.wasm: {:.2} s", started.elapsed().as_secs_f64());
+        assert_ran_out_of_time(&out);
+    }
+}
+
 #[test]
 fn unreachable_on_the_first_turn_is_a_crash() {
     let module = wat_bot("(drop (call $read)) unreachable", "");

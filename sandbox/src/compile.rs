@@ -33,6 +33,8 @@ const EXIT_REJECTED: u8 = 2;
 /// cache and functions compiled.
 const REUSED: &str = "functions_reused";
 const COMPILED: &str = "functions_compiled";
+/// Key of the child's CPU time (all its threads, milliseconds) on the same line.
+const CPU_MS: &str = "cpu_ms";
 const EXIT_HOST: u8 = 3;
 const EXIT_OOM_MARKER: &str = "memory allocation of";
 /// Largest input the child accepts (the parent checks the configured limit).
@@ -135,14 +137,33 @@ fn child() -> Result<(), (u8, String)> {
     }
     .map_err(|e| (EXIT_REJECTED, format!("{e:#}")))?;
     std::fs::write(&output, artifact).map_err(|e| host(format!("cannot write {}: {e}", output.display())))?;
+    let mut line = String::new();
     if let Some(cache) = cache {
-        println!(
-            "{REUSED}={} {COMPILED}={}",
+        line = format!(
+            "{REUSED}={} {COMPILED}={} ",
             cache.hits.load(Ordering::Relaxed),
             cache.misses.load(Ordering::Relaxed)
         );
     }
+    if let Some(ms) = own_cpu_ms() {
+        line.push_str(&format!("{CPU_MS}={ms}"));
+    }
+    println!("{}", line.trim_end());
     Ok(())
+}
+
+/// CPU time this process has used, all threads, user and system, in
+/// milliseconds: `/proc/self/stat`'s `utime` and `stime` (clock ticks of
+/// 10 ms, Linux's `USER_HZ`). `None` where there is no such file.
+fn own_cpu_ms() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) may hold spaces; fields after it are
+    // numbered from 3 (`state`): utime is field 14, stime 15.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some((utime + stime) * 10)
 }
 
 /// Cranelift's incremental compilation cache in a folder: compiled
@@ -206,6 +227,12 @@ pub(crate) struct CompileLimits {
 pub struct Compilation {
     /// Real time the compiler child took, in seconds.
     pub seconds: f64,
+    /// CPU time the compiler child used, all its threads together, in
+    /// seconds (to 10 ms): what counts against
+    /// [`SandboxConfig::compile_timeout`](crate::SandboxConfig::compile_timeout),
+    /// and what a server accounts to the uploader. `None` where the child
+    /// cannot read it (no `/proc`).
+    pub cpu_seconds: Option<f64>,
     /// Functions found already compiled in the function cache (the
     /// runtime a language's bots share).
     pub functions_reused: u64,
@@ -303,6 +330,10 @@ pub(crate) fn compile_in_child(
         };
         return Ok(Compilation {
             seconds: started.elapsed().as_secs_f64(),
+            cpu_seconds: out
+                .split_whitespace()
+                .find_map(|word| word.strip_prefix(CPU_MS)?.strip_prefix('=')?.parse::<u64>().ok())
+                .map(|ms| ms as f64 / 1000.0),
             functions_reused: count(REUSED),
             functions_compiled: count(COMPILED),
         });

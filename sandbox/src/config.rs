@@ -86,8 +86,17 @@ pub struct SandboxConfig {
     pub max_function_body_bytes: usize,
     /// Fuel charged for every host call, on top of the work it does.
     ///
-    /// Default 1 000 (0.1 virtual µs), about what a call costs the host, so
-    /// no bot gets free work through the host.
+    /// Default 4 000 (0.4 virtual µs), at least what a call costs the host
+    /// at the rate plain code burns fuel, so no bot gets free work through
+    /// the host and a loop of host calls is judged by the fuel clock, not
+    /// the wall-clock backstop. The cheapest calls (`sched_yield`,
+    /// `clock_time_get`, `random_get` or `fd_write` of nothing) take
+    /// 0.6–2 µs each in a test build (an unoptimised host; up to twice
+    /// that on a loaded machine), so a loop of them burns 2–6.5 fuel per
+    /// nanosecond there, at least as fast as the slowest plain code
+    /// (0.7–1.8) (`sandbox/tests/all/host_costs.rs`, `calibrate`); at the
+    /// former 1 000, an `fd_write` loop burned 0.5, a quarter of the way to
+    /// the backstop.
     pub host_call_fuel: u64,
     /// Fuel charged per byte a host call moves in or out of the bot's memory.
     ///
@@ -118,15 +127,23 @@ pub struct SandboxConfig {
     /// CPU-time limit for compiling one module in the child process (all
     /// its threads together, whole seconds, rounded up).
     ///
-    /// Default 20 s. Crafted modules can make an optimising compiler run for
-    /// minutes; the kernel stops the child at this limit (`RLIMIT_CPU`), so
-    /// an upload check answers within seconds whatever the module. The
-    /// largest realistic bots, Go modules of 3.5 MB, need 5 s cold on a
-    /// current core, and 6.5 s when the compiled functions are also
-    /// written to the function cache (later Go bots then take a fraction). It is CPU
-    /// time, not real time, so whether a module is accepted does not depend
-    /// on how busy the machine is; a child that gets no CPU or hangs is
-    /// stopped after three times this in real time.
+    /// Default 12 s. Crafted modules can make an optimising compiler run for
+    /// minutes (one function of 250 kB over 20 000 locals takes 4 s, of
+    /// 1 MB 9 s; sixteen of those fit in a module); the kernel stops the
+    /// child at this limit (`RLIMIT_CPU`), so an upload check answers within
+    /// 15 s of real time on an idle machine whatever the module (a bomb
+    /// compiles on one core: 12 s, plus well under a second to start the
+    /// child and read the module). The largest realistic bots, Go modules
+    /// of 3.5 MB, need 5 s cold on a current core, and 6.5 s when the
+    /// compiled functions are also written to the function cache (later Go
+    /// bots then take a fraction); the Rust house bots (up to 300 kB) 0.3–1
+    /// s. It is CPU time, not real time, so whether a module is accepted
+    /// does not depend on how busy the machine is; a child that gets no CPU
+    /// or hangs is stopped after three times this in real time. The CPU a
+    /// compile used is in [`Compilation::cpu_seconds`](crate::Compilation)
+    /// (and [`ModuleError::compile_cpu_seconds`](crate::ModuleError) for one
+    /// stopped at the limit), for a server that bounds what an account may
+    /// spend.
     pub compile_timeout: Duration,
     /// CPU-time limit for compiling one WASI 0.2 component, in the same
     /// way as [`Self::compile_timeout`].
@@ -178,11 +195,11 @@ impl Default for SandboxConfig {
             max_module_bytes: 16 * MIB,
             max_component_bytes: 40 * MIB,
             max_function_body_bytes: MIB,
-            host_call_fuel: 1_000,
+            host_call_fuel: 4_000,
             host_byte_fuel: 1,
             backstop_factor: 50,
             backstop_grace: Duration::from_secs(1),
-            compile_timeout: Duration::from_secs(20),
+            compile_timeout: Duration::from_secs(12),
             component_compile_timeout: Duration::from_secs(120),
             compile_memory_bytes: 2 * 1024 * MIB as u64,
             cache_dir: None,
@@ -307,15 +324,36 @@ pub(crate) fn engine_config(s: CodegenSettings) -> wasmtime::Config {
     c
 }
 
+/// Fuel of every `memory.grow` and `table.grow`, successful or not, on top
+/// of what they cost per page or element: the most an operator may cost
+/// (wasmtime keeps operator costs in a byte).
+///
+/// A grow is a call into the host (wasmtime's libcall and the store's
+/// [`ResourceLimiter`](wasmtime::ResourceLimiter)) even when it fails at the
+/// limit, so a loop of failing grows did host work for next to no fuel:
+/// 45–115 ns of host work per grow (a test build) for 3 fuel, 0.03–0.07
+/// fuel per nanosecond, and the wall-clock backstop stopped it instead of
+/// the fuel clock. At this cost such a loop burns 2.3–5.7 fuel per
+/// nanosecond, faster than the slowest plain code (0.7–1.8)
+/// (`sandbox/tests/all/host_costs.rs`, `calibrate`). A successful grow
+/// costs the host more (about 1.4 µs) but is bounded by the memory limit:
+/// at most 4 096 per instance.
+pub(crate) const GROW_FUEL: u8 = u8::MAX;
+
 /// Fuel per WebAssembly operator: wasmtime's flat costs (one per operator,
 /// none for `nop`, `drop` and structured control flow), plus one per byte or
 /// element for the bulk memory and table instructions, so that no
 /// instruction does work in proportion to an operand without burning fuel in
 /// proportion too. This is what lets the backstop read the clock only
 /// between fuel chunks (`sandbox/tests/all/hostile.rs` has a bot for each).
-/// `memory.grow` stays flat: growth is bounded by the memory limit.
+/// `memory.grow` and `table.grow` cost [`GROW_FUEL`] each, whether they
+/// succeed or not, and `table.grow` one more per element; successful
+/// memory growth is bounded by the memory limit, so its pages cost nothing
+/// more.
 fn operator_cost() -> wasmtime::OperatorCost {
     let mut cost = wasmtime::OperatorCost::new();
+    cost.MemoryGrow = GROW_FUEL;
+    cost.TableGrow = GROW_FUEL;
     let v = &mut cost.variable;
     v.memory_copy_per_byte = 1;
     v.memory_fill_per_byte = 1;

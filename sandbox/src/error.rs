@@ -153,6 +153,21 @@ impl ModuleError {
     pub fn is_host_failure(&self) -> bool {
         matches!(self, ModuleError::Host(_))
     }
+
+    /// Whole seconds of compiler CPU time the module is known to have
+    /// used when it failed this way: the CPU limit for
+    /// [`ModuleError::CompileTimeout`] (the child was stopped there, or
+    /// after three times that in real time); `None` for a module refused
+    /// before compiling, and for compiler failures whose cost is not
+    /// measured (a caller accounting compile time may charge the real
+    /// time the load took for those). A successful compile reports its CPU
+    /// time in [`Compilation::cpu_seconds`](crate::Compilation::cpu_seconds).
+    pub fn compile_cpu_seconds(&self) -> Option<u64> {
+        match self {
+            ModuleError::CompileTimeout { secs } => Some(*secs),
+            _ => None,
+        }
+    }
 }
 
 /// The host could not build a sandbox or an instance. Never the bot's fault.

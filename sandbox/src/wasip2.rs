@@ -88,11 +88,14 @@ fn interface(name: &str) -> String {
     format!("{name}@{WASI_VERSION}")
 }
 
-/// Defines a resource whose handles live in the store's table.
+/// Defines a resource whose handles live in the store's table. Dropping a
+/// handle is a host call and is charged as one, like making it.
 fn resource<T: Send + 'static>(inst: &mut LinkerInstance<'_, Host>, name: &str) -> Result<()> {
-    inst.resource(name, ResourceType::host::<T>(), |mut store, rep| {
-        store.data_mut().table.delete(Resource::<T>::new_own(rep))?;
-        Ok(())
+    inst.resource_async(name, ResourceType::host::<T>(), |mut store, rep| {
+        Box::new(async move {
+            store.data_mut().table.delete(Resource::<T>::new_own(rep))?;
+            call(&mut store).await
+        })
     })
 }
 

@@ -171,3 +171,35 @@ fn the_memory_cache_forgets_the_least_recently_used_module() {
     assert!(sb.cached(&sha_b).is_none(), "least recently used, forgotten");
     assert!(sb.cached(&sha_c).is_some(), "just loaded, kept");
 }
+
+/// A compile reports the CPU time its child used (what counts against the
+/// CPU limit, and what a server accounts to the uploader).
+#[test]
+fn a_compile_reports_its_cpu_time() {
+    let sb = Sandbox::new(SandboxConfig {
+        instance_slots: 2,
+        ..config()
+    })
+    .expect("sandbox");
+    let module = sb
+        .load(&wasm(&crate::support::wat_bot(
+            "(call $echo) (drop (i32.const 78))",
+            "",
+        )))
+        .expect("loads");
+    let compilation = module.compilation().expect("compiled now");
+    let cpu = compilation.cpu_seconds.expect("read from /proc");
+    assert!(cpu >= 0.0 && cpu <= sb.config().compile_timeout.as_secs_f64(), "{cpu}");
+    // Found compiled: no compile, no CPU.
+    let again = sb
+        .load(&wasm(&crate::support::wat_bot(
+            "(call $echo) (drop (i32.const 78))",
+            "",
+        )))
+        .expect("loads");
+    assert!(
+        again
+            .compilation()
+            .is_none_or(|c| c.cpu_seconds == compilation.cpu_seconds)
+    );
+}

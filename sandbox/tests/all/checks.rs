@@ -105,20 +105,22 @@ fn huge_initial_memory_and_table_are_refused() {
     );
 }
 
-/// A module with one function whose body is `nops` bytes of `nop`, encoded
-/// by hand (WAT for a megabyte of code is slow to parse).
-fn huge_function(nops: usize) -> Vec<u8> {
-    fn leb(mut n: usize, out: &mut Vec<u8>) {
-        loop {
-            let b = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                out.push(b);
-                return;
-            }
-            out.push(b | 0x80);
+fn leb(mut n: usize, out: &mut Vec<u8>) {
+    loop {
+        let b = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(b);
+            return;
         }
+        out.push(b | 0x80);
     }
+}
+
+/// A module with one function, `_start`, of `locals` i32 locals and the
+/// given code (without its final `end`), encoded by hand (WAT for a
+/// megabyte of code is slow to parse).
+fn one_function(locals: usize, code: &[u8]) -> Vec<u8> {
     fn section(id: u8, body: &[u8], out: &mut Vec<u8>) {
         out.push(id);
         leb(body.len(), out);
@@ -136,14 +138,91 @@ fn huge_function(nops: usize) -> Vec<u8> {
     exports.extend_from_slice(b"memory");
     exports.extend_from_slice(&[2, 0]);
     section(7, &exports, &mut m);
-    let mut body = vec![0]; // no locals
-    body.resize(1 + nops, 0x01);
+    let mut body = Vec::new();
+    if locals == 0 {
+        body.push(0);
+    } else {
+        body.push(1);
+        leb(locals, &mut body);
+        body.push(0x7f); // i32
+    }
+    body.extend_from_slice(code);
     body.push(0x0b);
-    let mut code = vec![1];
-    leb(body.len(), &mut code);
-    code.extend_from_slice(&body);
-    section(10, &code, &mut m);
+    let mut section_code = vec![1];
+    leb(body.len(), &mut section_code);
+    section_code.extend_from_slice(&body);
+    section(10, &section_code, &mut m);
     m
+}
+
+/// A module with one function whose body is `nops` bytes of `nop`.
+fn huge_function(nops: usize) -> Vec<u8> {
+    one_function(0, &vec![0x01; nops])
+}
+
+/// A compile bomb within every size limit: one function of `bytes` bytes
+/// over `locals` locals, a loop that copies locals into each other and
+/// branches back to its head every 16 copies, so that every local is live
+/// across thousands of edges. 250 kB over 20 000 locals takes about 4 s of
+/// compiler CPU, 1 MB about 9 s; 1 MB over 50 000 locals exhausts the
+/// compiler's 2 GiB.
+fn locals_bomb(bytes: usize, locals: usize) -> Vec<u8> {
+    let mut code = vec![0x03, 0x40]; // loop
+    let mut i = 0usize;
+    while code.len() < bytes {
+        code.push(0x20); // local.get
+        leb(i % locals, &mut code);
+        code.push(0x21); // local.set
+        leb((i * 7919 + 1) % locals, &mut code);
+        if i.is_multiple_of(16) {
+            code.push(0x20);
+            leb(i % locals, &mut code);
+            code.extend_from_slice(&[0x0d, 0x00]); // br_if 0: the loop's head
+        }
+        i += 1;
+    }
+    code.push(0x0b);
+    one_function(locals, &code)
+}
+
+/// A real compile bomb, not a stand-in: the kernel's CPU limit on the
+/// compiler child stops it, and the error says how much CPU it cost. (With
+/// the default limit of 12 s of CPU, such a module is refused about 12.5 s
+/// after it arrives on an idle machine; the test uses 1 s.)
+#[test]
+fn compile_bomb_is_stopped_at_the_cpu_limit() {
+    use std::time::{Duration, Instant};
+    let sb = arbiter_sandbox::Sandbox::new(arbiter_sandbox::SandboxConfig {
+        compile_timeout: Duration::from_secs(1),
+        instance_slots: 2,
+        ..crate::support::config()
+    })
+    .expect("sandbox");
+    let bomb = locals_bomb(250_000, 20_000);
+    sb.inspect(&bomb).expect("within every limit the checks know");
+    let started = Instant::now();
+    let err = sb.load(&bomb).expect_err("too slow to compile");
+    eprintln!(
+        "a compile bomb under a 1 s CPU limit: {err} after {:.2?}",
+        started.elapsed()
+    );
+    assert_eq!(err, ModuleError::CompileTimeout { secs: 1 });
+    assert_eq!(err.compile_cpu_seconds(), Some(1));
+}
+
+/// The default CPU limit keeps a compile bomb's verdict within 15 s of
+/// real time on an idle machine (the kernel stops a compiler that computes
+/// on one core at the limit; process start and reading the module add
+/// well under a second), with room for the largest legitimate modules.
+#[test]
+fn default_compile_limit_answers_within_15_seconds() {
+    let c = arbiter_sandbox::SandboxConfig::default();
+    assert!(
+        c.compile_timeout <= std::time::Duration::from_secs(12),
+        "{:?}",
+        c.compile_timeout
+    );
+    assert_eq!(c.component_compile_timeout, std::time::Duration::from_secs(120));
 }
 
 #[test]
@@ -151,7 +230,14 @@ fn compile_bomb_is_refused_by_size() {
     let small = huge_function(100);
     sandbox().inspect(&small).expect("the hand-made module is valid");
     let bomb = huge_function(1_100_000);
-    let err = sandbox().inspect(&bomb).expect_err("refused");
+    let started = std::time::Instant::now();
+    // Refused by the checks, before any compiling.
+    let err = sandbox().load(&bomb).expect_err("refused");
+    eprintln!(
+        "a function over the size limit: refused after {:.2?}",
+        started.elapsed()
+    );
+    assert_eq!(err.compile_cpu_seconds(), None);
     assert!(
         matches!(
             err,

@@ -4,6 +4,8 @@
 //! - `checks`: modules refused before (or by) compilation.
 //! - `hostile`: bots that misbehave while running; each test also checks
 //!   that the host still serves a well-behaved bot afterwards.
+//! - `host_costs`: loops of host work (grows, WASI calls) are judged by
+//!   fuel, not by the wall-clock backstop; a calibration of their charges.
 //! - `stop`: `OnTimeout::Stop` stops hostile loops at exactly their budget.
 //! - `rust_bot`: real Rust bots built for wasm32-wasip1 from `tests/bots`.
 //! - `determinism`: same module, seed and requests give the same bytes and fuel.
@@ -17,6 +19,7 @@ mod checks;
 mod closing;
 mod components;
 mod determinism;
+mod host_costs;
 mod hostile;
 mod iovecs;
 mod rust_bot;
