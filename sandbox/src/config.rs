@@ -331,9 +331,9 @@ pub(crate) fn engine_config(s: CodegenSettings) -> wasmtime::Config {
 /// A grow is a call into the host (wasmtime's libcall and the store's
 /// [`ResourceLimiter`](wasmtime::ResourceLimiter)) even when it fails at the
 /// limit, so a loop of failing grows did host work for next to no fuel:
-/// 45–115 ns of host work per grow (a test build) for 3 fuel, 0.03–0.07
+/// 45–120 ns of host work per grow (a test build) for 3 fuel, 0.03–0.07
 /// fuel per nanosecond, and the wall-clock backstop stopped it instead of
-/// the fuel clock. At this cost such a loop burns 2.3–5.7 fuel per
+/// the fuel clock. At this cost such a loop burns 2.1–5.7 fuel per
 /// nanosecond, faster than the slowest plain code (0.7–1.8)
 /// (`sandbox/tests/all/host_costs.rs`, `calibrate`). A successful grow
 /// costs the host more (about 1.4 µs) but is bounded by the memory limit:
