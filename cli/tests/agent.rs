@@ -989,3 +989,173 @@ async fn the_site_registers_an_agent_bot_and_issues_its_token() {
     assert_eq!(forged.status(), StatusCode::FORBIDDEN);
     Agent::new(&server, &token).poll().await;
 }
+
+/// A bot token is named as such where a user's credential is wanted, and
+/// a leg that no match has is a malformed request (400), not a conflict.
+#[tokio::test]
+async fn a_bot_token_on_a_user_endpoint_and_a_leg_that_does_not_exist_are_told_apart() {
+    let server = TestServer::start().await;
+    let (_, token, _) = agent_bot(&server, "tess", "tess-engine").await;
+    let (status, body) = server.token_client(&token).get("/api/me").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    let message = body["error"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("bot token") && message.contains("/api/agent") && !message.contains("reissued"),
+        "{body}"
+    );
+    let agent = Agent::new(&server, &token);
+    for leg in [7, 2, -1] {
+        agent
+            .refused(
+                json!({ "action": "agent_move", "match_id": 12345, "leg": leg, "revision": 0, "move": "d3" }),
+                StatusCode::BAD_REQUEST,
+                "leg must be 0 or 1",
+            )
+            .await;
+    }
+}
+
+/// An account's agent bots are bounded by number (not by the upload rate):
+/// a crowd of simultaneous registrations past the limit lets exactly the
+/// remaining places through, on every backend.
+#[tokio::test]
+async fn agent_bots_per_account_are_bounded_under_a_crowd() {
+    const LIMIT: usize = 20;
+    for backend in backends() {
+        let server = support::Options::on(backend).start().await;
+        let client = server.signup("crowd").await;
+        let register = |name: String| {
+            let client = client.clone();
+            async move {
+                let form = reqwest::multipart::Form::new()
+                    .text("name", name)
+                    .text("ladders", "othello:std")
+                    .text("agent", "true");
+                client.post_multipart("/api/bots", form).await
+            }
+        };
+        // More than an upload rate (10 a minute) would let through.
+        for n in 0..LIMIT - 5 {
+            let (status, body) = register(format!("engine-{n}")).await;
+            assert_eq!(status, StatusCode::ACCEPTED, "{backend:?} bot {n}: {body}");
+        }
+        let crowd: Vec<_> = (0..12).map(|n| tokio::spawn(register(format!("crowd-{n}")))).collect();
+        let mut accepted = 0;
+        for answer in crowd {
+            let (status, body) = answer.await.expect("the request ran");
+            match status {
+                StatusCode::ACCEPTED => accepted += 1,
+                StatusCode::CONFLICT => assert!(
+                    body["error"]
+                        .as_str()
+                        .is_some_and(|e| e.contains("at most 20 agent bots")),
+                    "{body}"
+                ),
+                other => panic!("{backend:?}: {other}: {body}"),
+            }
+        }
+        assert_eq!(accepted, 5, "{backend:?}: exactly the places left");
+        // Retiring one frees its place.
+        let (status, body) = client.post_json("/api/bots/engine-0/retire", &json!({})).await;
+        assert!(status.is_success(), "{backend:?}: {body}");
+        let (status, body) = register("late".to_owned()).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{backend:?}: {body}");
+    }
+}
+
+/// `POST /api/agent` as a connector keeps sending it while the server may
+/// be failing: the status, and the answer if it was JSON.
+async fn raw_poll(agent: &Agent) -> Option<StatusCode> {
+    let response = agent
+        .http
+        .post(format!("{}/api/agent", agent.base))
+        .bearer_auth(&agent.token)
+        .json(&json!({ "action": "agent_poll" }))
+        .timeout(Duration::from_secs(5))
+        .send()
+        .await
+        .ok()?;
+    Some(response.status())
+}
+
+/// While the database is away the server cannot hear a move, so no clock
+/// runs: a PostgreSQL outage longer than a leg's whole bank and the
+/// disconnect limit, in the middle of an agent match, decides nothing; the
+/// match goes on afterwards and ends on the board.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_database_outage_mid_match_runs_no_clock() {
+    if std::env::var_os(support::TEST_PG_URL).is_none_or(|url| url.is_empty()) {
+        eprintln!("TEST_PG_URL is not set: skipping the PostgreSQL outage test");
+        return;
+    }
+    let cluster = tokio::task::spawn_blocking(support::PgCluster::start)
+        .await
+        .expect("a cluster");
+    let server = support::Options {
+        database_url: Some(cluster.url()),
+        ..support::Options::on(support::Backend::Postgres)
+    }
+    .env("ARBITER_AGENT_RULES", "first_move_ms=3000,disconnect_ms=2500")
+    .arg("--time")
+    .arg("remote:othello:std=4000/4000")
+    .arg("--web-db-timeout")
+    .arg("1")
+    .start()
+    .await;
+    let (ann_id, ann_token, ann_user) = agent_bot(&server, "ann", "ann-engine").await;
+    let (bea_id, bea_token, bea_user) = agent_bot(&server, "bea", "bea-engine").await;
+    for (user, name) in [(&ann_user, "ann-engine"), (&bea_user, "bea-engine")] {
+        let (status, body) = user
+            .send_json(
+                support::Method::PUT,
+                &format!("/api/bots/{name}/profile"),
+                &json!({ "auto_match": false }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let (ann, bea) = (Agent::new(&server, &ann_token), Agent::new(&server, &bea_token));
+    let both = [(ann_id, &ann), (bea_id, &bea)];
+    let id = started(&ann, &bea, bea_id).await;
+    // Both bots move in both legs, then the database goes away.
+    play_until(&both, id, Duration::from_secs(30), None, |m| {
+        m["state"]["legs"].as_array().is_some_and(|legs| {
+            legs.iter()
+                .all(|leg| leg["history"].as_array().is_some_and(|h| h.len() >= 2))
+        })
+    })
+    .await;
+    cluster.stop_immediately();
+    // 6 s away (a leg's bank is 4 s, the disconnect limit 2.5 s), the
+    // connectors polling all along, as FlipSight's do.
+    let outage = Instant::now();
+    let mut refused = 0;
+    while outage.elapsed() < Duration::from_secs(6) {
+        for agent in [&ann, &bea] {
+            if raw_poll(agent).await != Some(StatusCode::OK) {
+                refused += 1;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(refused > 0, "the outage was not seen");
+    cluster.start_again();
+    // Polls answer again, and the match is where it was: running.
+    let back = Instant::now();
+    let resumed = loop {
+        assert!(back.elapsed() < Duration::from_secs(30), "the server did not come back");
+        if raw_poll(&ann).await == Some(StatusCode::OK) {
+            break polled_match(&ann, id).await;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(resumed["status"], "running", "decided during the outage: {resumed}");
+    let ended = play_out(&both, id, Duration::from_secs(60)).await;
+    assert_eq!(
+        (ended["status"].as_str(), ended["state"]["finish_reason"].as_str()),
+        (Some("finished"), Some("discs")),
+        "{ended}"
+    );
+    let log = server.output();
+    assert!(log.contains("clocks stand still"), "the pause is logged:\n{log}");
+}

@@ -106,6 +106,7 @@ impl Ladder {
             remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
             agents: Default::default(),
             people: Default::default(),
+            budgets: Default::default(),
         };
         arbiter_ladder::house::seed(&core).await.expect("house bots");
         Ladder {

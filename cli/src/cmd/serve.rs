@@ -57,6 +57,11 @@ pub struct Args {
     /// URLs are refused), logged at start when on.
     #[arg(long, env = "ARBITER_ALLOW_PRIVATE_BOT_URLS")]
     allow_private_bot_urls: bool,
+    /// How many leading bits of an IPv6 address are one client for the
+    /// per-client limits (games against people, streams, sign-ups): every
+    /// address in a /64 is one client by default.
+    #[arg(long, value_name = "BITS", default_value_t = 64, value_parser = clap::value_parser!(u8).range(1..=128), env = "ARBITER_IPV6_CLIENT_PREFIX")]
+    ipv6_client_prefix: u8,
     /// Mark the session cookie `Secure`: for a site served over HTTPS.
     #[arg(long, env = "ARBITER_SECURE_COOKIES")]
     secure_cookies: bool,
@@ -96,6 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         background_db: super::db_options("--db-timeout", args.db_timeout)?,
         compiler: crate::sandbox::compiler()?,
         allow_private_bot_urls: args.allow_private_bot_urls,
+        ipv6_client_prefix: args.ipv6_client_prefix,
     };
     super::runtime()?.block_on(serve(config, super::shutdown::first_signal()))
 }

@@ -74,6 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 args.blobs.as_deref(),
                 args.rating,
                 db_options,
+                arbiter_ladder::budget::Budgets::worker_only(args.slots.max(1)),
                 crate::sandbox::compiler()?,
             ) => core?,
             () = &mut signal => {

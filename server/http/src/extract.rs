@@ -131,9 +131,12 @@ impl FromRequestParts<AppState> for MaybeCaller {
     }
 }
 
-/// The client's address, for rate limits: the TCP peer, or behind trusted
-/// proxies the address they forwarded (see [`client_address`]); `"unknown"`
-/// when the server was not started with connect info (in-process tests).
+/// The client, for per-client limits: the TCP peer, or behind trusted
+/// proxies the address they forwarded (see [`client_address`]), as
+/// [`arbiter_ladder::quota::client_key`] names it (an IPv4 address, or an
+/// IPv6 prefix of [`ServerConfig::ipv6_client_prefix`](crate::server::ServerConfig::ipv6_client_prefix)
+/// bits); `"unknown"` when the server was not started with connect info
+/// (in-process tests).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientIp(pub String);
 
@@ -145,7 +148,10 @@ impl FromRequestParts<AppState> for ClientIp {
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map(|ConnectInfo(addr)| client_address(addr.ip(), &parts.headers, &state.config.trusted_proxies));
-        Ok(ClientIp(ip.map_or_else(|| "unknown".to_owned(), |ip| ip.to_string())))
+        Ok(ClientIp(ip.map_or_else(
+            || "unknown".to_owned(),
+            |ip| arbiter_ladder::quota::client_key(ip, state.config.ipv6_client_prefix),
+        )))
     }
 }
 

@@ -57,6 +57,7 @@ async fn metrics(State(state): State<AppState>) -> Response {
 
 /// `core`'s metrics as an answer.
 async fn metrics_of(core: &arbiter_ladder::core::Core) -> Response {
-    let text = core.metrics.render(&core.db).await;
+    let mut text = core.metrics.render(&core.db).await;
+    text.push_str(&arbiter_ladder::budget::render_metrics(core));
     ([(CONTENT_TYPE, arbiter_ladder::metrics::CONTENT_TYPE)], text).into_response()
 }

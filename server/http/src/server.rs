@@ -59,6 +59,9 @@ pub struct ServerConfig {
     /// Whether remote bots' URLs may point at loopback, private and other
     /// non-public addresses (a LAN, tests). Off by default.
     pub allow_private_bot_urls: bool,
+    /// How many leading bits of an IPv6 address name one client for every
+    /// per-client limit (default 64: a /64 is one subscriber or one LAN).
+    pub ipv6_client_prefix: u8,
 }
 
 impl Default for ServerConfig {
@@ -79,6 +82,7 @@ impl Default for ServerConfig {
             background_db: DbOptions::BACKGROUND,
             compiler: CompilerCommand::sibling(),
             allow_private_bot_urls: false,
+            ipv6_client_prefix: arbiter_ladder::quota::DEFAULT_IPV6_CLIENT_PREFIX,
         }
     }
 }
@@ -111,6 +115,7 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
         config.blobs.as_deref(),
         config.rating,
         config.background_db,
+        arbiter_ladder::budget::Budgets::with_workers(config.workers),
         config.compiler.clone(),
     );
     let mut core = tokio::select! {
@@ -205,6 +210,12 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     let _ = http_stop_tx.send(true);
     // Games against people end now, as aborted (their rows say so).
     people.stop_all();
+    let unwritten = people.written(grace).await;
+    if unwritten > 0 {
+        tracing::warn!(
+            "{unwritten} games against people were not yet written as aborted at exit; the next start marks them"
+        );
+    }
     workers.stop(grace).await;
     let _ = stop_tx.send(true);
     let _ = tokio::time::timeout(Duration::from_secs(10), async {

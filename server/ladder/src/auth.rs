@@ -205,8 +205,17 @@ pub(crate) async fn replace_token(db: &Db, table: TokenTable, holder: i64) -> Re
 }
 
 /// The caller an API token belongs to. A token that is not valid (never
-/// issued, or reissued since) is refused as [`Error::Unauthenticated`].
+/// issued, or reissued since) is refused as [`Error::Unauthenticated`]; so
+/// is a bot token, with a message of its own.
 pub async fn caller_by_token(db: &Db, token: &str) -> Result<Caller, Error> {
+    if token.starts_with(crate::agent::tokens::BOT_TOKEN_PREFIX) {
+        // A bot's token speaks for the bot on the agent API only.
+        return Err(Error::Unauthenticated(format!(
+            "this is a bot token ({}…): it works only on the agent API (/api/agent); \
+             user endpoints take your account's API token or a signed-in session",
+            crate::agent::tokens::BOT_TOKEN_PREFIX
+        )));
+    }
     let row =
         sqlx::query("SELECT u.id, u.name FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1")
             .bind(secret_hash(token))
@@ -278,6 +287,16 @@ pub async fn rate_limit(db: &Db, bucket: &str, max: i64, window_ms: i64) -> Resu
 pub async fn rate_limit_event(db: &Db, bucket: &str, max: i64, window_ms: i64) -> Result<RateEvent, Error> {
     let now = now_ms();
     let mut tx = db.begin_write().await?;
+    if db.backend == crate::db::Backend::Postgres {
+        // Counting and adding are one step per bucket: without the lock,
+        // two transactions would both count the same events under READ
+        // COMMITTED and both pass the last place. (SQLite's writers take
+        // turns already: `begin_write`.)
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+            .bind(bucket)
+            .execute(&mut *tx)
+            .await?;
+    }
     sqlx::query("DELETE FROM rate_events WHERE bucket = $1 AND at_ms <= $2")
         .bind(bucket)
         .bind(now - window_ms)

@@ -2,6 +2,7 @@
 //! workers) and a web server share.
 
 use crate::blobs::Blobs;
+use crate::budget::Budgets;
 use crate::db::{Db, DbOptions};
 use crate::error::{Error, Result};
 use crate::events::Events;
@@ -31,6 +32,8 @@ pub struct Core {
     pub agents: crate::agent::Hall,
     /// Games people play against bots from the site, kept by this process.
     pub people: crate::people::People,
+    /// The sandbox's instances by purpose (the pool is their sum).
+    pub budgets: crate::budget::Budgets,
 }
 
 impl Core {
@@ -81,17 +84,28 @@ impl Core {
         rating: RatingSystem,
         compiler: CompilerCommand,
     ) -> Result<Core> {
-        Core::open_with(data_dir, database_url, blobs, rating, DbOptions::default(), compiler).await
+        Core::open_with(
+            data_dir,
+            database_url,
+            blobs,
+            rating,
+            DbOptions::default(),
+            Budgets::default(),
+            compiler,
+        )
+        .await
     }
 
-    /// [`Core::open`] with the database waited for as `db_options` say
-    /// (failing as [`Core::open`] does).
+    /// [`Core::open`] with the database waited for as `db_options` say and
+    /// the sandbox's instances divided as `budgets` say (failing as
+    /// [`Core::open`] does).
     pub async fn open_with(
         data_dir: &std::path::Path,
         database_url: Option<&str>,
         blobs: Option<&str>,
         rating: RatingSystem,
         db_options: DbOptions,
+        budgets: Budgets,
         compiler: CompilerCommand,
     ) -> Result<Core> {
         std::fs::create_dir_all(data_dir)
@@ -113,6 +127,7 @@ impl Core {
         let sandbox_config = SandboxConfig {
             cache_dir: Some(data_dir.join("compiled")),
             compiler,
+            instance_slots: budgets.instance_slots(),
             ..SandboxConfig::default()
         };
         let sandbox =
@@ -125,8 +140,16 @@ impl Core {
             events: Events::default(),
             rating,
             remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
-            agents: crate::agent::Hall::new(crate::agent::AgentRules::from_env(), crate::agent::AgentClock::System),
-            people: crate::people::People::default(),
+            agents: crate::agent::Hall::with_house_budget(
+                crate::agent::AgentRules::from_env(),
+                crate::agent::AgentClock::System,
+                budgets.house,
+            ),
+            people: crate::people::People::new(crate::people::PeopleRules {
+                games: budgets.people as usize,
+                ..crate::people::PeopleRules::default()
+            }),
+            budgets,
         })
     }
 }

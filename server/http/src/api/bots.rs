@@ -52,23 +52,27 @@ pub struct UploadForm {
     /// Ladders, comma-separated or repeated, e.g. othello:std.
     ladders: String,
     /// More ladders, as `ladders` (the site's form sends one per box ticked).
+    #[schema(nullable = false)]
     ladder: Option<String>,
     /// The .wasm: a WASI preview-1 command module (at most 16 MiB by
     /// default) or a WASI 0.2 command component (at most 40 MiB). Either
     /// this or `url`.
-    #[schema(value_type = Option<String>, format = Binary)]
+    #[schema(value_type = Option<String>, format = Binary, nullable = false)]
     module: Option<Vec<u8>>,
     /// Instead of a module: a remote bot, the `http(s)://` or `ws(s)://`
     /// URL of a server on its owner's machine (public addresses only). It
     /// plays on the remote ladders of the games in `ladders`, on the wall
     /// clock, and is active at once.
+    #[schema(nullable = false)]
     url: Option<String>,
     /// Instead of a module or a URL, `true`: an agent bot, an Othello
     /// engine on its owner's machine that calls `POST /api/agent` with a
     /// bot token (issued with `POST /api/bots/{name}/token`). Othello
     /// ladders only; active at once.
+    #[schema(nullable = false)]
     agent: Option<bool>,
     /// The session's CSRF token (not needed with an API token).
+    #[schema(nullable = false)]
     csrf: Option<String>,
 }
 

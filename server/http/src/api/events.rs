@@ -6,11 +6,10 @@ use crate::extract::ClientIp;
 use crate::server::AppState;
 use arbiter_ladder::error::Error;
 use arbiter_ladder::events::Event;
+use arbiter_ladder::quota::{Full, Held, Quota};
 use axum::extract::State;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::{Arc, Mutex};
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
 use utoipa_axum::router::OpenApiRouter;
@@ -21,62 +20,38 @@ pub const STREAMS_PER_ADDRESS: usize = 8;
 /// Event streams the server holds open at once, from everyone.
 pub const STREAMS_IN_ALL: usize = 512;
 
-/// The open event streams, by client address.
-#[derive(Clone, Debug, Default)]
+/// The open event streams, by client (cheap to clone; clones share them).
+#[derive(Clone, Debug)]
 pub struct Streams {
-    open: Arc<Mutex<HashMap<String, usize>>>,
+    open: Quota,
 }
 
-/// One open stream: counted while it lives.
-struct StreamSlot {
-    streams: Streams,
-    address: String,
+impl Default for Streams {
+    fn default() -> Streams {
+        Streams {
+            open: Quota::new(STREAMS_PER_ADDRESS, STREAMS_IN_ALL),
+        }
+    }
 }
 
 impl Streams {
-    /// A slot for a new stream from `address`, unless that address or the
-    /// server holds too many already.
-    fn open(&self, address: &str) -> ApiResult<StreamSlot> {
-        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let total: usize = open.values().sum();
-        let mine = open.get(address).copied().unwrap_or(0);
-        let refuse = |message: String| {
+    /// A place for a new stream from `address`, held while the stream
+    /// lives, unless that address or the server holds too many already.
+    fn open(&self, address: &str) -> ApiResult<Held> {
+        self.open.take(address).map_err(|full| {
             ApiError(Error::RateLimited {
-                message,
+                message: match full {
+                    Full::Key(n) => {
+                        format!("too many live streams: at most {n} at once from one address; close one first")
+                    }
+                    Full::Total(_) => "too many live streams on this server; try again shortly".into(),
+                },
                 retry_after_s: 10,
             })
-        };
-        if mine >= STREAMS_PER_ADDRESS {
-            return Err(refuse(format!(
-                "too many live streams: at most {STREAMS_PER_ADDRESS} at once from one address; close one first"
-            )));
-        }
-        if total >= STREAMS_IN_ALL {
-            return Err(refuse("too many live streams on this server; try again shortly".into()));
-        }
-        *open.entry(address.to_owned()).or_default() += 1;
-        Ok(StreamSlot {
-            streams: self.clone(),
-            address: address.to_owned(),
         })
     }
 }
 
-impl Drop for StreamSlot {
-    fn drop(&mut self) {
-        let mut open = self
-            .streams
-            .open
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(count) = open.get_mut(&self.address) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                open.remove(&self.address);
-            }
-        }
-    }
-}
 /// An event as a server-sent event named after its type.
 fn sse(event: &Event) -> SseEvent {
     let name = match event {

@@ -56,6 +56,9 @@ pub fn document() -> &'static Value {
     DOCUMENT.get_or_init(|| serde_json::to_value(openapi()).unwrap_or_default())
 }
 
+/// The media type of server-sent events.
+const EVENT_STREAM: &str = "text/event-stream";
+
 /// The document as utoipa builds it: the operations of
 /// [`super::documented`] under `/api`, the `Error` schema and response,
 /// and the two ways to sign in.
@@ -78,6 +81,16 @@ pub fn openapi() -> OpenApi {
             &mut item.patch,
         ];
         for operation in operations.into_iter().flatten() {
+            // A stream of server-sent events is no JSON value and no one
+            // string: its media type is documented without a schema, its
+            // events in the operation's description.
+            for response in operation.responses.responses.values_mut() {
+                if let RefOr::T(response) = response
+                    && let Some(RefOr::T(stream)) = response.content.get_mut(EVENT_STREAM)
+                {
+                    stream.schema = None;
+                }
+            }
             for status in SHARED_REFUSALS {
                 let error = RefOr::Ref(Ref::from_response_name("Error"));
                 operation.responses.responses.entry(status.to_string()).or_insert(error);
@@ -204,5 +217,29 @@ mod tests {
             }
         }
         assert!(bodies >= 5, "only {bodies} JSON bodies found");
+    }
+
+    #[test]
+    fn the_upload_form_allows_no_null_and_streams_have_no_json_schema() {
+        let document = super::document();
+        let form = document
+            .pointer("/components/schemas/UploadForm/properties")
+            .and_then(Value::as_object)
+            .expect("the upload form's fields");
+        for (name, field) in form {
+            // A multipart field is there or not; it cannot be null.
+            let types = field["type"].as_array().cloned().unwrap_or_default();
+            assert!(
+                !types.contains(&Value::from("null")) && field["type"] != "null",
+                "{name} allows null: {field}"
+            );
+        }
+        let stream = document
+            .pointer("/paths/~1api~1events/get/responses/200/content/text~1event-stream")
+            .expect("the events stream's media type");
+        assert!(
+            stream.get("schema").is_none(),
+            "an event stream is not one string: {stream}"
+        );
     }
 }

@@ -116,11 +116,8 @@ pub async fn start(
     };
     let (person, user_id) = match &viewer.caller {
         Some(caller) => (caller.name.clone(), Some(caller.user_id)),
-        None => {
-            let guest = form.name.trim();
-            let guest = if guest.is_empty() { "Guest" } else { guest };
-            (format!("{guest} (guest)"), None)
-        }
+        // The ladder checks a guest's name and marks it " (guest)".
+        None => (form.name.clone(), None),
     };
     let started = state
         .core
@@ -448,12 +445,15 @@ struct StateAnswer {
 pub async fn state(
     State(state): State<AppState>,
     Path(id): Path<i64>,
+    ClientIp(client): ClientIp,
     headers: HeaderMap,
     axum::extract::Query(query): axum::extract::Query<StateQuery>,
 ) -> Result<Response, crate::error::ApiError> {
     let people = &state.core.people;
     let changes = people.watch(id);
     if let (Some(after), Some(mut changes)) = (query.after, changes.clone()) {
+        // A wait holds one of the client's few places while it lasts.
+        let _place = people.wait_place(&client).map_err(crate::error::ApiError)?;
         let _ = tokio::time::timeout(std::time::Duration::from_secs(20), async {
             while *changes.borrow_and_update() == after {
                 if changes.changed().await.is_err() {

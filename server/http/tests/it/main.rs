@@ -3,6 +3,7 @@
 //! One test program, so one link.
 
 mod api_precision;
+mod crowds;
 mod games_listed;
 mod leaderboard;
 mod people;

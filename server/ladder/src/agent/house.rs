@@ -7,29 +7,53 @@ use arbiter_games::FinishReason;
 use arbiter_referee::{Entrant, Fault, GameSetup, Player, WasmBot};
 use std::collections::HashMap;
 use std::sync::Mutex;
+use tokio::sync::OwnedSemaphorePermit;
 
 /// A house bot's answer: its reply line and the milliseconds of fuel time
 /// it spent, or its fault (reason, words, milliseconds spent).
 pub(super) type HouseAnswer = Result<(String, u64), (FinishReason, String, u64)>;
 
+/// A house bot's player for one leg, with the sandbox instance it holds
+/// (given back when the player is dropped).
+struct Held {
+    player: Box<dyn Player>,
+    _instance: Option<OwnedSemaphorePermit>,
+}
+
 /// The hall's sandboxed players.
 #[derive(Default)]
 pub(super) struct HousePlayers {
-    players: Mutex<HashMap<(i64, usize), Box<dyn Player>>>,
+    players: Mutex<HashMap<(i64, usize), Held>>,
 }
 
 impl HousePlayers {
     /// Asks the house bot `module` (a blob key) for its move in leg `leg` of
     /// match `id`; blocks while it thinks. Its player is started on its
     /// first turn of the leg.
-    pub fn turn(&self, core: &Core, id: i64, leg: usize, module: &str, request: &str, budget_ms: u64) -> HouseAnswer {
+    /// `instance` is the leg's place in the house bots' budget, taken by
+    /// the caller for the leg's first move (`None` after it): the player
+    /// keeps it until the match is forgotten.
+    #[expect(clippy::too_many_arguments, reason = "one house turn's facts, each used once")]
+    pub fn turn(
+        &self,
+        core: &Core,
+        id: i64,
+        leg: usize,
+        module: &str,
+        request: &str,
+        budget_ms: u64,
+        instance: Option<OwnedSemaphorePermit>,
+    ) -> HouseAnswer {
         let taken = self.lock().remove(&(id, leg));
-        let mut player = match taken {
-            Some(player) => player,
-            None => spawn(core, id, leg, module, request).map_err(|why| (FinishReason::Crash, why, 0))?,
+        let mut held = match taken {
+            Some(held) => held,
+            None => Held {
+                player: spawn(core, id, leg, module, request).map_err(|why| (FinishReason::Crash, why, 0))?,
+                _instance: instance,
+            },
         };
-        let answer = player.turn(request, budget_ms.saturating_mul(1000));
-        self.lock().insert((id, leg), player);
+        let answer = held.player.turn(request, budget_ms.saturating_mul(1000));
+        self.lock().insert((id, leg), held);
         match answer {
             Ok(answer) => Ok((answer.line, answer.spent.us / 1000)),
             Err(error) => {
@@ -43,12 +67,23 @@ impl HousePlayers {
         }
     }
 
+    /// Whether leg `leg` of match `id` has its player (and so its
+    /// instance).
+    pub fn has(&self, id: i64, leg: usize) -> bool {
+        self.lock().contains_key(&(id, leg))
+    }
+
+    /// Players held now (each holds one sandbox instance).
+    pub fn held(&self) -> usize {
+        self.lock().len()
+    }
+
     /// Drops match `id`'s players.
     pub fn forget(&self, id: i64) {
         self.lock().retain(|&(match_id, _), _| match_id != id);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(i64, usize), Box<dyn Player>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(i64, usize), Held>> {
         self.players.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

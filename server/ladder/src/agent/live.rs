@@ -79,6 +79,9 @@ pub enum MatchFinish {
     NoFirstMove,
 }
 
+/// Legs of an agent match: the same opening with colours swapped.
+pub const LEGS: usize = 2;
+
 /// A move the rules or the protocol refused; the text is the seed's error.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -405,7 +408,7 @@ impl LiveMatch {
     pub fn start(&mut self, now: i64) {
         let game = Othello::from_opening(self.mode, &self.opening)
             .unwrap_or_else(|_| Othello::from_position(arbiter_games::othello::Position::start(self.mode)));
-        self.legs = (0..2u8)
+        self.legs = (0..LEGS as u8)
             .map(|leg| Leg {
                 game: game.clone(),
                 black: leg,

@@ -202,11 +202,31 @@ struct HallInner {
     /// challenging house bots queue for the machine instead of flooding
     /// it (a house bot's clock is its fuel, so waiting costs it nothing).
     house_slots: Arc<tokio::sync::Semaphore>,
+    /// Sandbox instances the house bots may hold ([`crate::budget::Budgets::house`]):
+    /// one per leg a house bot plays, from its first move to the match's
+    /// end. A leg whose house bot finds none waits, on its fuel clock.
+    house_instances: Arc<tokio::sync::Semaphore>,
+    /// While the hall cannot accept moves (its database does not answer),
+    /// its clock stands still: see [`Hall::now`].
+    pause: Mutex<Pause>,
     /// The bot directory as last read, and when: every poll shows it, so
     /// it is read at most once per [`DIRECTORY_TTL`] (and again after a
     /// match is recorded, which changes ratings).
     directory: Mutex<Option<DirectoryRead>>,
 }
+
+/// Time the hall's clock stood still.
+#[derive(Debug, Default)]
+struct Pause {
+    /// When (on the underlying clock) the current stop began.
+    since: Option<i64>,
+    /// Milliseconds of earlier stops, all together.
+    total_ms: i64,
+}
+
+/// How long, at most, the hall waits for its database to answer a check
+/// while its clock stands still.
+const OUTAGE_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The bot directory as read at an instant.
 type DirectoryRead = (std::time::Instant, Arc<Vec<directory::Entry>>);
@@ -235,6 +255,9 @@ impl Default for Hall {
     }
 }
 
+/// House bots' sandbox instances of a [`Hall::new`].
+const DEFAULT_HOUSE_INSTANCES: u32 = 16;
+
 /// A bot's open event stream; closing it (dropping) counts it out.
 pub struct Stream {
     hall: Hall,
@@ -255,8 +278,15 @@ impl Drop for Stream {
 }
 
 impl Hall {
-    /// A hall with `rules` on `clock`.
+    /// A hall with `rules` on `clock`, its house bots holding at most 16
+    /// sandbox instances.
     pub fn new(rules: AgentRules, clock: AgentClock) -> Hall {
+        Hall::with_house_budget(rules, clock, DEFAULT_HOUSE_INSTANCES)
+    }
+
+    /// A hall with `rules` on `clock`, its house bots holding at most
+    /// `house_instances` sandbox instances at once.
+    pub fn with_house_budget(rules: AgentRules, clock: AgentClock, house_instances: u32) -> Hall {
         let mut suffix = [0u8; 4];
         let _ = getrandom::fill(&mut suffix);
         Hall {
@@ -270,9 +300,17 @@ impl Hall {
                 house_slots: Arc::new(tokio::sync::Semaphore::new(
                     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
                 )),
+                house_instances: Arc::new(tokio::sync::Semaphore::new(house_instances as usize)),
+                pause: Mutex::new(Pause::default()),
                 directory: Mutex::new(None),
             }),
         }
+    }
+
+    /// Sandbox instances the house bots hold now, and their budget.
+    pub fn house_instances(&self) -> (usize, usize) {
+        let held = self.inner.house.held();
+        (held, held + self.inner.house_instances.available_permits())
     }
 
     /// The rules it plays by.
@@ -280,9 +318,71 @@ impl Hall {
         self.inner.rules
     }
 
-    /// The hall's time now (Unix milliseconds unless a test's clock).
+    /// The hall's time now: its clock (Unix milliseconds unless a test's)
+    /// less every stretch during which the hall could not accept moves,
+    /// and standing still during one. Every clock of a match (turns,
+    /// banks, first moves, disconnects) runs on it, so an outage of the
+    /// server never costs a bot time.
     pub fn now(&self) -> i64 {
-        self.inner.clock.now()
+        let pause = self.pause_state();
+        self.inner.clock.now().min(pause.since.unwrap_or(i64::MAX)) - pause.total_ms
+    }
+
+    /// Stops the hall's clock (if it runs): moves cannot be accepted now,
+    /// because `why`. Logged once per stop.
+    pub fn pause(&self, why: &str) {
+        let now = self.inner.clock.now();
+        let mut pause = self.pause_state();
+        if pause.since.is_none() {
+            pause.since = Some(now);
+            drop(pause);
+            tracing::warn!(%why, "the agent hall's clocks stand still until it can accept moves again");
+        }
+    }
+
+    /// Starts the hall's clock again after [`Hall::pause`]: the stop is not
+    /// counted on any bot's clock.
+    pub fn resume(&self) {
+        let now = self.inner.clock.now();
+        let mut pause = self.pause_state();
+        if let Some(since) = pause.since.take() {
+            let stood = (now - since).max(0);
+            pause.total_ms += stood;
+            drop(pause);
+            tracing::warn!(
+                stood_ms = stood,
+                "the agent hall accepts moves again; its clocks ran on"
+            );
+            self.inner.wake.notify_one();
+        }
+    }
+
+    /// Whether the hall's clock stands still now.
+    pub fn is_paused(&self) -> bool {
+        self.pause_state().since.is_some()
+    }
+
+    fn pause_state(&self) -> MutexGuard<'_, Pause> {
+        self.inner
+            .pause
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Stops or starts the clock as the database can or cannot be reached:
+    /// while it runs, the database watch's verdict decides; while it stands
+    /// still, a check of the hall's own must answer before it runs again.
+    async fn follow_database(&self, core: &Core) {
+        if self.is_paused() {
+            let answered = tokio::time::timeout(OUTAGE_PROBE_TIMEOUT, sqlx::query("SELECT 1").execute(&core.db.pool))
+                .await
+                .is_ok_and(|answer| answer.is_ok());
+            if answered {
+                self.resume();
+            }
+        } else if !core.db.is_up() {
+            self.pause("its database cannot be reached");
+        }
     }
 
     /// The bot directory, read again when older than [`DIRECTORY_TTL`] or
@@ -333,7 +433,13 @@ impl Hall {
     /// The bot a bot token belongs to, marked seen now. 401 `invalid bot
     /// credential` for a token that is not (or no longer) valid.
     pub async fn authenticate(&self, core: &Core, token: &str) -> Result<AgentBot> {
-        let bot = tokens::bot_by_token(&core.db, token).await?;
+        let bot = tokens::bot_by_token(&core.db, token).await.inspect_err(|error| {
+            // An agent that cannot be heard cannot move: its clock stops
+            // at once, not at the database watch's next look.
+            if error.is_unavailable() {
+                self.pause("its database cannot be reached from agents' requests");
+            }
+        })?;
         let now = self.now();
         self.lock().presence.entry(bot.id).or_default().last_seen_ms = now;
         Ok(bot)
@@ -598,6 +704,11 @@ impl Hall {
         revision: i64,
         value: &Value,
     ) -> Result<Value> {
+        // A leg that no match has is a malformed request (400), whatever
+        // the match's state.
+        if !(0..live::LEGS as i64).contains(&leg) {
+            return Err(Error::Invalid(live::Refusal::NoSuchLeg.to_string()));
+        }
         let now = self.now();
         let result = {
             let mut state = self.lock();
@@ -787,23 +898,35 @@ impl Hall {
         let hall = self.clone();
         let core = core.clone();
         let slots = self.inner.house_slots.clone();
+        let instances = self.inner.house_instances.clone();
+        let needs_instance = !self.inner.house.has(id, leg);
         tokio::spawn(async move {
+            // A leg's first house move takes its instance for the leg (and
+            // waits for one when all are held); later moves have it.
+            let instance = if needs_instance {
+                let Ok(instance) = instances.acquire_owned().await else {
+                    return;
+                };
+                Some(instance)
+            } else {
+                None
+            };
             let Ok(slot) = slots.acquire_owned().await else { return };
             let _ = tokio::task::spawn_blocking(move || {
                 let _slot = slot;
-                hall.house_move(&core, &turn);
+                hall.house_move(&core, &turn, instance);
             })
             .await;
         });
     }
 
     /// Runs a house bot's move (blocking) and plays it.
-    fn house_move(&self, core: &Core, turn: &HouseTurn) {
+    fn house_move(&self, core: &Core, turn: &HouseTurn, instance: Option<tokio::sync::OwnedSemaphorePermit>) {
         let HouseTurn { id, leg, .. } = *turn;
         let answer = self
             .inner
             .house
-            .turn(core, id, leg, &turn.module, &turn.request, turn.budget_ms);
+            .turn(core, id, leg, &turn.module, &turn.request, turn.budget_ms, instance);
         let now = self.now();
         let changed = {
             let mut state = self.lock();
@@ -836,7 +959,7 @@ impl Hall {
                 .any(|p| !p.agent)
                 .then_some(arbiter_sandbox::DEFAULT_FUEL_PER_MS);
             (
-                m.replay(&format!("arbiter {}", env!("CARGO_PKG_VERSION")), fuel),
+                m.replay(&arbiter_referee::engine(), fuel),
                 [m.participants[0].version, m.participants[1].version],
                 m.ranked,
                 m.ladder.clone(),
@@ -874,6 +997,18 @@ impl Hall {
         }
         let mut last_auto = 0;
         loop {
+            self.follow_database(&core).await;
+            if self.is_paused() {
+                // Nothing is decided while moves cannot be made.
+                tokio::select! {
+                    _ = stop.changed() => break,
+                    _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+                }
+                if *stop.borrow() {
+                    break;
+                }
+                continue;
+            }
             self.tick_matches(&core);
             let now = self.now();
             if now - last_auto >= 1_000 || now < last_auto {
@@ -883,13 +1018,27 @@ impl Hall {
                 }
             }
             tokio::select! {
-                _ = stop.changed() => return,
+                _ = stop.changed() => break,
                 _ = self.inner.wake.notified() => {}
                 _ = tokio::time::sleep(Duration::from_millis(200)) => {}
             }
             if *stop.borrow() {
-                return;
+                break;
             }
+        }
+        // The process stops: what this hall was playing is written as
+        // aborted now, not left for the next start to find.
+        if let Err(error) = sqlx::query(
+            "UPDATE matches SET status = 'aborted', finished_ms = $1, \
+               error = 'the server stopped during this remote match; it was not rated' \
+             WHERE status IN ('pending', 'running') AND claimed_by = $2",
+        )
+        .bind(now_ms())
+        .bind(&self.inner.id)
+        .execute(&core.db.pool)
+        .await
+        {
+            tracing::warn!(%error, "cannot mark this hall's remote matches aborted as it stops");
         }
     }
 

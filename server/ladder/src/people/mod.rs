@@ -17,9 +17,15 @@
 //! - Never rated: no rating row is read or written.
 //! - A game this process did not finish (it stopped) is marked `aborted`
 //!   at the next start, with a notice; it is never silently lost.
-//! - Per address: at most [`PeopleRules::per_address`] games at once and
-//!   [`PeopleRules::per_address_hour`] started per hour (429 with
-//!   `Retry-After` beyond them).
+//! - Per client (an IPv4 address, or an IPv6 /64: see
+//!   [`crate::quota::client_key`]): at most [`PeopleRules::per_address`]
+//!   games at once and [`PeopleRules::per_address_hour`] started per hour;
+//!   at most [`PeopleRules::games`] in all, which is the people games'
+//!   share of the sandbox ([`crate::budget::Budgets::people`]). Each limit
+//!   is taken in one atomic step before the game starts and given back
+//!   when its end is written (429 with `Retry-After` beyond them).
+//! - A stopping server writes every game it holds as `aborted` before it
+//!   exits ([`People::stop_all`]).
 
 pub mod board;
 mod person;
@@ -27,6 +33,7 @@ mod person;
 use crate::core::Core;
 use crate::db::now_ms;
 use crate::error::{Error, Result};
+use crate::quota::{Full, Held, Quota};
 use arbiter_games::{FinishReason, Side, Variant};
 use arbiter_referee::{Entrant, MatchSettings, Progress, WasmBot, play_game_observed};
 use board::{Board, Square};
@@ -54,13 +61,13 @@ pub struct PeopleRules {
 }
 
 impl Default for PeopleRules {
-    /// 2 games at once and 30 an hour per address, 32 in all, 15 minutes
+    /// 2 games at once and 30 an hour per address, 16 in all, 15 minutes
     /// per move at most.
     fn default() -> PeopleRules {
         PeopleRules {
             per_address: 2,
             per_address_hour: 30,
-            games: 32,
+            games: 16,
             idle_ms: 15 * 60 * 1000,
             keep_ended_ms: 10 * 60 * 1000,
         }
@@ -313,7 +320,6 @@ struct Live {
     head: Head,
     /// The stored form of the person's key ([`crate::auth::secret_hash`]).
     key_hash: String,
-    address: String,
     idle_ms: u64,
     state: Mutex<LiveState>,
     /// Wakes the person's turn (a move, a resignation, a stop).
@@ -403,7 +409,17 @@ struct Inner {
     rules: PeopleRules,
     games: Mutex<HashMap<i64, Arc<Live>>>,
     cores: Arc<Cores>,
+    /// Games being played, per client and in all: a place is taken before
+    /// anything else is done for a new game and held until it is recorded.
+    places: Quota,
+    /// Waits on `/play/{id}/state`, per client and in all.
+    waits: Quota,
 }
+
+/// Long-polls of game pages one client may hold at once.
+pub const WAITS_PER_CLIENT: usize = 8;
+/// Long-polls of game pages the server holds at once.
+pub const WAITS_IN_ALL: usize = 512;
 
 impl std::fmt::Debug for People {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -428,6 +444,8 @@ impl People {
                 rules,
                 games: Mutex::new(HashMap::new()),
                 cores: Arc::new(Cores::new(cores)),
+                places: Quota::new(rules.per_address, rules.games),
+                waits: Quota::new(WAITS_PER_CLIENT, WAITS_IN_ALL),
             }),
         }
     }
@@ -487,36 +505,25 @@ impl People {
                 "{bot}'s owner does not allow games against people"
             )));
         }
-        let person = new.person.trim();
-        if person.is_empty() || person.chars().count() > 32 || person.chars().any(char::is_control) {
-            return Err(Error::Invalid("a name is 1 to 32 characters".to_owned()));
-        }
-        {
-            let games = self.games();
-            let playing = games.values().filter(|g| g.lock().ended.is_none());
-            let (mut all, mut here) = (0, 0);
-            for game in playing {
-                all += 1;
-                if game.address == new.address {
-                    here += 1;
-                }
-            }
-            if here >= rules.per_address {
-                return Err(Error::RateLimited {
-                    message: format!(
-                        "at most {} games at once from one address: finish one first",
-                        rules.per_address
-                    ),
-                    retry_after_s: 30,
-                });
-            }
-            if all >= rules.games {
-                return Err(Error::RateLimited {
-                    message: "the server is playing as many games against people as it can: try again soon".to_owned(),
-                    retry_after_s: 30,
-                });
-            }
-        }
+        let person = match new.user_id {
+            Some(_) => new.person.trim().to_owned(),
+            None => format!("{} (guest)", check_guest_name(&new.person)?),
+        };
+        // The place first, in one step with its count: a crowd of starts
+        // from one client, or from many, can never pass the limits.
+        let place = self
+            .inner
+            .places
+            .take(&new.address)
+            .map_err(|full| Error::RateLimited {
+                message: match full {
+                    Full::Key(n) => format!("at most {n} games at once from one address: finish one first"),
+                    Full::Total(_) => {
+                        "the server is playing as many games against people as it can: try again soon".to_owned()
+                    }
+                },
+                retry_after_s: 30,
+            })?;
         crate::auth::rate_limit(
             &core.db,
             &format!("people:{}", new.address),
@@ -542,7 +549,7 @@ impl People {
         )
         .bind(version_id)
         .bind(variant.to_string())
-        .bind(person)
+        .bind(&person)
         .bind(new.user_id)
         .bind(i64::from(u8::from(person_side)))
         .bind(new.clock.ms().map(|ms| ms as i64))
@@ -557,12 +564,11 @@ impl People {
                 id,
                 bot,
                 variant,
-                person: person.to_owned(),
+                person,
                 person_side,
                 clock: new.clock,
             },
             key_hash: crate::auth::secret_hash(&key),
-            address: new.address,
             idle_ms: rules.idle_ms,
             state: Mutex::new(LiveState {
                 board,
@@ -586,10 +592,18 @@ impl People {
         settings.fuel_per_ms = Some(time.fuel_per_ms);
         settings.standard_opening = !new.random_opening;
         let (people, core2) = (self.clone(), core.clone());
-        let handle = tokio::runtime::Handle::current();
-        tokio::task::spawn_blocking(move || {
-            let outcome = play(&core2, &people, &live, &settings, &sha256);
-            handle.block_on(people.finish(&core2, &live, outcome));
+        // The game on a blocking thread; its end is written from here, on
+        // the runtime, which a stopping server waits for (`stop_all`).
+        tokio::spawn(async move {
+            let playing = {
+                let (people, core, live) = (people.clone(), core2.clone(), live.clone());
+                tokio::task::spawn_blocking(move || play(&core, &people, &live, &settings, &sha256))
+            };
+            let outcome = playing
+                .await
+                .unwrap_or_else(|e| Err(format!("the game's thread failed: {e}")));
+            people.finish(&core2, &live, outcome).await;
+            drop(place);
         });
         Ok(Started { id, key })
     }
@@ -607,6 +621,24 @@ impl People {
     /// every move, when the person's turn opens and when the game ends.
     pub fn watch(&self, id: i64) -> Option<watch::Receiver<u64>> {
         self.live(id).map(|live| live.changes.subscribe())
+    }
+
+    /// A place for `client` to wait on a game's changes (a long-poll), held
+    /// while the wait lasts: at most [`WAITS_PER_CLIENT`] per client and
+    /// [`WAITS_IN_ALL`] in all, else [`Error::RateLimited`].
+    pub fn wait_place(&self, client: &str) -> Result<Held> {
+        self.inner.waits.take(client).map_err(|full| Error::RateLimited {
+            message: match full {
+                Full::Key(n) => format!("at most {n} waiting game pages at once from one address"),
+                Full::Total(_) => "too many waiting game pages on this server: try again shortly".to_owned(),
+            },
+            retry_after_s: 5,
+        })
+    }
+
+    /// Games being played now, and the most there may be.
+    pub fn playing(&self) -> (usize, usize) {
+        (self.inner.places.held(), self.inner.places.total())
     }
 
     /// Whether `key` is the key of game `id`'s person.
@@ -668,11 +700,25 @@ impl People {
         Ok(())
     }
 
-    /// Ends every live game as the server stops: each becomes `aborted`.
+    /// Ends every live game as the server stops: each becomes `aborted`
+    /// (written by its own task; [`People::written`] waits for them).
     pub fn stop_all(&self) {
         for live in self.games().values() {
             live.lock().stopping = true;
             live.wake.notify_all();
+        }
+    }
+
+    /// Waits (at most `within`) until every game being played has its end
+    /// written; returns how many were still unwritten then.
+    pub async fn written(&self, within: std::time::Duration) -> usize {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let left = self.inner.places.held();
+            if left == 0 || tokio::time::Instant::now() >= deadline {
+                return left;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     }
 
@@ -1019,4 +1065,65 @@ pub async fn playable(core: &Core, bot: &str) -> Result<Option<Playable>> {
         variants,
         allowed: allowed != 0,
     }))
+}
+
+/// Characters a guest name may not hold: bidirectional controls (which can
+/// make a name read as another) and invisible ones (zero-width spaces and
+/// joiners, word joiners, the byte-order mark, the soft hyphen).
+fn hidden_or_bidi(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
+        | '\u{FFF9}'..='\u{FFFB}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
+/// The longest guest name, in characters (the " (guest)" the site adds is
+/// not counted).
+pub const MAX_GUEST_NAME_CHARS: usize = 32;
+
+/// A guest's name, trimmed (empty: "Guest"), or why it is refused: longer
+/// than [`MAX_GUEST_NAME_CHARS`], or holding control, bidirectional or
+/// invisible characters.
+pub fn check_guest_name(name: &str) -> Result<String> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Ok("Guest".to_owned());
+    }
+    let chars = name.chars().count();
+    if chars > MAX_GUEST_NAME_CHARS {
+        return Err(Error::Invalid(format!(
+            "a guest name is at most {MAX_GUEST_NAME_CHARS} characters; this one has {chars}"
+        )));
+    }
+    if name.chars().any(|c| c.is_control() || hidden_or_bidi(c)) {
+        return Err(Error::Invalid(
+            "a guest name may not hold control, invisible or text-direction characters".to_owned(),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn guest_names_are_bounded_on_the_name_alone_and_free_of_hidden_characters() {
+        assert_eq!(check_guest_name("  ").expect("empty is Guest"), "Guest");
+        let longest = "x".repeat(MAX_GUEST_NAME_CHARS);
+        assert_eq!(check_guest_name(&longest).expect("32 characters pass"), longest);
+        assert!(check_guest_name(&"x".repeat(MAX_GUEST_NAME_CHARS + 1)).is_err());
+        assert_eq!(check_guest_name("Zoë 🦊").expect("letters and emoji pass"), "Zoë 🦊");
+        for bad in [
+            "abc\u{202E}cba",
+            "\u{200B}",
+            "\u{200B}\u{200C}\u{2060}",
+            "a\u{2066}b",
+            "a\u{FEFF}",
+            "a\nb",
+        ] {
+            assert!(check_guest_name(bad).is_err(), "{bad:?} must be refused");
+        }
+    }
 }
