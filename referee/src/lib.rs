@@ -43,7 +43,8 @@ pub use cancel::Cancellable;
 pub use in_process::InProcess;
 pub use player::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, Spent, TurnError};
 pub use referee::{
-    HostError, MATCH_LEGS, MatchSettings, PlayedMatch, Progress, play_game_observed, play_match, play_match_observed,
+    HostError, MATCH_LEGS, MatchSettings, PlayedMatch, Progress, engine, play_game_observed, play_match,
+    play_match_observed,
 };
 pub use replay::Replay;
 pub use wasm::WasmBot;

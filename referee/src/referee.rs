@@ -105,6 +105,17 @@ pub enum Progress<'a> {
     },
 }
 
+/// The engine a replay names: this program's version and the sandbox's
+/// fuel schedule (`arbiter 0.1.0, fuel schedule 2`), which together decide
+/// every turn's fuel.
+pub fn engine() -> String {
+    format!(
+        "arbiter {}, fuel schedule {}",
+        env!("CARGO_PKG_VERSION"),
+        arbiter_sandbox::FUEL_SCHEDULE
+    )
+}
+
 /// Plays one match between `entrants[0]` (participant 0) and `entrants[1]`.
 pub fn play_match(settings: &MatchSettings, entrants: [&dyn Entrant; 2]) -> Result<PlayedMatch, HostError> {
     play_match_observed(settings, entrants, &mut |_, _| {})
@@ -219,7 +230,7 @@ fn play(
             fuel_per_ms: settings.fuel_per_ms,
             standard_opening: settings.standard_opening,
         },
-        engine: concat!("arbiter ", env!("CARGO_PKG_VERSION")).to_string(),
+        engine: engine(),
         participants,
         reproducible,
         games,

@@ -43,6 +43,19 @@ pub enum VerifyError {
     /// The re-run differs.
     #[error("the re-run differs from the replay in {0}")]
     Differs(String),
+    /// Another program (another version, or another schedule of fuel
+    /// charges) refereed the replay: its bots' fuel, so its turns, may
+    /// differ here without anything being wrong.
+    #[error(
+        "the replay was refereed by {recorded}, this is {current}: fuel charges or rules may differ, \
+         so re-run it with the program that recorded it"
+    )]
+    OtherEngine {
+        /// The engine the replay names.
+        recorded: String,
+        /// This program's.
+        current: String,
+    },
     /// A skirmish game's record does not re-simulate: an accepted action
     /// the rules reject, an observation whose digest differs, another end.
     #[error("game {game}: {error}")]
@@ -115,6 +128,13 @@ pub fn verify(replay: &Replay, entrants: [&dyn Entrant; 2]) -> Result<(), Verify
                 recorded: recorded.sha256.clone().unwrap_or_default(),
             });
         }
+    }
+    let current = crate::referee::engine();
+    if replay.engine != current {
+        return Err(VerifyError::OtherEngine {
+            recorded: replay.engine.clone(),
+            current,
+        });
     }
     check_records(replay)?;
     let mut rerun = play_legs(&settings_of(replay)?, entrants, &legs_of(replay), &mut |_, _| {})?.replay;

@@ -301,3 +301,31 @@ fn a_record_of_another_shape_loads_and_keeps_its_bytes() {
     assert_eq!(read.games[0].record.transcript(), None);
     assert!(read.to_json() == renamed.as_bytes(), "writes out unchanged");
 }
+
+/// A replay verifies with the program that refereed it; one refereed by
+/// another engine (another version or fuel schedule) is refused as such,
+/// not reported as a different game.
+#[test]
+fn a_replay_of_another_engine_is_told_apart_from_a_different_game() {
+    use arbiter_referee::verify::{VerifyError, verify};
+    let variant = Variant::TicTacToe;
+    let (a, b) = (builtin(variant, "perfect"), builtin(variant, "random"));
+    let mut replay = play(&MatchSettings::new(variant, 11), a.as_ref(), b.as_ref());
+    assert_eq!(replay.engine, arbiter_referee::engine());
+    assert!(
+        replay
+            .engine
+            .contains(&format!("fuel schedule {}", arbiter_sandbox::FUEL_SCHEDULE))
+    );
+    verify(&replay, [a.as_ref(), b.as_ref()]).expect("the same program re-runs it");
+    replay.engine = "arbiter 0.1.0".to_owned();
+    match verify(&replay, [a.as_ref(), b.as_ref()]) {
+        Err(VerifyError::OtherEngine { recorded, current }) => {
+            assert_eq!(
+                (recorded.as_str(), current),
+                ("arbiter 0.1.0", arbiter_referee::engine())
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

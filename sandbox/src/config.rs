@@ -324,6 +324,17 @@ pub(crate) fn engine_config(s: CodegenSettings) -> wasmtime::Config {
     c
 }
 
+/// Which schedule of fuel charges the sandbox applies: raised whenever what
+/// a bot is charged for anything changes (an operator, a host call, a grow),
+/// since the same bot then spends other fuel and a match may end otherwise.
+/// Replays name it in their engine, so a replay is only re-run by a program
+/// that charges as the one that recorded it.
+///
+/// Schedule 2: grows at [`GROW_FUEL`], host calls at 4 000, WASI 0.2
+/// resource drops charged as calls. Schedule 1 (unnamed in replays, which
+/// said only `arbiter VERSION`): grows at 1, host calls at 1 000.
+pub const FUEL_SCHEDULE: u32 = 2;
+
 /// Fuel of every `memory.grow` and `table.grow`, successful or not, on top
 /// of what they cost per page or element: the most an operator may cost
 /// (wasmtime keeps operator costs in a byte).

@@ -109,7 +109,7 @@ use wasmtime::{Engine, InstanceAllocationStrategy, InstancePre, Linker, PoolingA
 
 pub use check::{ModuleInfo, ModuleKind};
 pub use compile::{Compilation, compiler_child_main};
-pub use config::{CompilerCommand, DEFAULT_FUEL_PER_MS, EMBEDDED_COMPILER_SUBCOMMAND, SandboxConfig};
+pub use config::{CompilerCommand, DEFAULT_FUEL_PER_MS, EMBEDDED_COMPILER_SUBCOMMAND, FUEL_SCHEDULE, SandboxConfig};
 pub use error::{BadReplyReason, CrashReason, FaultKind, ModuleError, SandboxError, TrapKind, TurnFault};
 pub use instance::{BotInstance, TurnReply};
 pub use layout::{StackLayout, stack_layout};

@@ -88,6 +88,11 @@ pub struct Checked {
     pub verdict: Verdict,
     /// Checking and compiling the module (or finding it compiled).
     pub compile: Duration,
+    /// The compile's CPU time, what an account's hourly allowance is
+    /// charged (`uploads::COMPILE_MS_PER_HOUR`): the compiler's own figure,
+    /// its limit when it was stopped there, the time taken when neither is
+    /// known, nothing when the module was found compiled.
+    pub compile_cpu: Duration,
     /// The smoke match; `None` when the module was refused before it.
     pub smoke: Option<Duration>,
     /// The most linear memory the bot used in the smoke match, in bytes,
@@ -230,12 +235,14 @@ pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant, ladde
             return Err(Error::host("cannot check the module", &error));
         }
         Err(error) => {
+            let compile = started.elapsed();
             return Ok(Checked {
                 verdict: Verdict::Rejected {
                     reason: error.to_string(),
                     stderr: Vec::new(),
                 },
-                compile: started.elapsed(),
+                compile,
+                compile_cpu: error.compile_cpu_seconds().map_or(compile, Duration::from_secs),
                 smoke: None,
                 peak_memory: None,
                 warnings: Vec::new(),
@@ -245,6 +252,9 @@ pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant, ladde
         }
     };
     let compile = started.elapsed();
+    let compile_cpu = module.compilation().map_or(Duration::ZERO, |c| {
+        Duration::from_secs_f64(c.cpu_seconds.unwrap_or(c.seconds).max(0.0))
+    });
     let description = describe(&module);
     let started = Instant::now();
     let settings = smoke_settings(variant, ladder, sandbox.config().fuel_per_ms);
@@ -254,6 +264,7 @@ pub fn check(sandbox: &Sandbox, wasm: &[u8], name: &str, variant: Variant, ladde
     Ok(Checked {
         verdict: smoked.verdict,
         compile,
+        compile_cpu,
         smoke: Some(started.elapsed()),
         peak_memory: smoked.peak.map(|peak| (peak, sandbox.config().max_memory_bytes as u64)),
         warnings,
@@ -268,7 +279,15 @@ fn describe(module: &arbiter_sandbox::BotModule) -> String {
     let mut out = format!("{}, {:.1} MB", info.describe(), info.size_bytes as f64 / 1_000_000.0);
     match module.compilation() {
         Some(c) => {
-            let _ = write!(out, ", compiled in {:.1} s", c.seconds);
+            // The CPU time is what the compile limit counts.
+            match c.cpu_seconds {
+                Some(cpu) => {
+                    let _ = write!(out, ", compiled in {cpu:.1} s of CPU ({:.1} s)", c.seconds);
+                }
+                None => {
+                    let _ = write!(out, ", compiled in {:.1} s", c.seconds);
+                }
+            }
             if c.functions_reused + c.functions_compiled > 0 {
                 let share = c.reused_share();
                 let _ = write!(

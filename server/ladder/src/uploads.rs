@@ -124,12 +124,18 @@ pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploade
             .await
             .map_err(|e| Error::Internal(e.to_string()))?
     };
-    if let Err(error) = checked {
-        if error.is_host_failure() {
-            return Err(Error::Internal(error.to_string()));
-        }
-        return Err(Error::Invalid(format!("the module was refused: {error}")));
-    }
+    let info = match checked {
+        Ok(info) => info,
+        Err(error) if error.is_host_failure() => return Err(Error::Internal(error.to_string())),
+        Err(error) => return Err(Error::Invalid(format!("the module was refused: {error}"))),
+    };
+    // The most its compile may take, reserved against the account's hour
+    // before anything compiles.
+    let config = core.sandbox.config();
+    let worst = match info.kind {
+        arbiter_sandbox::ModuleKind::Core => config.compile_timeout,
+        arbiter_sandbox::ModuleKind::Component => config.component_compile_timeout,
+    };
     let sha256 = sha256_hex(&module);
     let module_len = module.len();
     let stored = core.blobs.run(move |blobs| blobs.put_module(&module)).await?;
@@ -144,6 +150,7 @@ pub async fn upload(core: &Core, user_id: i64, upload: Upload) -> Result<Uploade
     }
     let versions::NewVersion { id: version_id, number } =
         versions::insert_version(&mut tx, bot_id, &sha256, module_len, &ladder_names, "checking").await?;
+    reserve_compile_time(&mut tx, core.db.backend, user_id, version_id, worst).await?;
     sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
         .bind(bot_id)
         .execute(&mut *tx)
@@ -281,9 +288,9 @@ pub const AGENT_MODULE: &str = "agent bot: an Othello engine on its owner's mach
 /// connector is online. Registering it again changes nothing (409).
 async fn upload_agent(core: &Core, user_id: i64, name: String, ladders: &[String]) -> Result<Uploaded> {
     let ladder_names = remote_ladders(ladders, true)?;
-    rate_limit(&core.db, &format!("upload:{}", user_id), UPLOADS_PER_MINUTE, 60_000).await?;
     let sha256 = sha256_hex(format!("agent:{}", name.to_lowercase()).as_bytes());
     let mut tx = core.db.begin_write().await?;
+    agent_bot_room(&mut tx, core.db.backend, user_id, &name).await?;
     let (bot_id, duplicate) = own_bot_and_duplicate(&mut tx, user_id, &name, &sha256).await?;
     let (version_id, number) = match duplicate {
         Some(number) => {
@@ -316,6 +323,107 @@ async fn upload_agent(core: &Core, user_id: i64, name: String, ladders: &[String
     };
     let version = versions::NewVersion { id: version_id, number };
     activate_and_commit(tx, bot_id, name, version, sha256, ladder_names).await
+}
+
+/// Compile CPU time an account may spend in an hour, in milliseconds (10
+/// minutes): what keeps one account from keeping the server's cores
+/// compiling. An upload reserves the most its kind may take (the sandbox's
+/// compile limit: 12 s for a module, 120 s for a component) and the checker
+/// settles the reservation to what the compile took (nothing when the
+/// module was found compiled), so an allowance is spent by real work.
+pub const COMPILE_MS_PER_HOUR: i64 = 10 * 60 * 1000;
+
+/// Reserves `worst` of compile time for version `version_id` of `user_id`
+/// against [`COMPILE_MS_PER_HOUR`], in the upload's transaction (on
+/// PostgreSQL under a lock per account, so simultaneous uploads cannot
+/// spend one allowance twice); [`Error::RateLimited`] with the wait when
+/// the hour's allowance cannot hold it.
+async fn reserve_compile_time(
+    tx: &mut sqlx::AnyConnection,
+    backend: crate::db::Backend,
+    user_id: i64,
+    version_id: i64,
+    worst: std::time::Duration,
+) -> Result<()> {
+    if backend == crate::db::Backend::Postgres {
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+            .bind(format!("compile-time:{user_id}"))
+            .execute(&mut *tx)
+            .await?;
+    }
+    let now = crate::db::now_ms();
+    let hour_ago = now - 3_600_000;
+    let worst_ms = i64::try_from(worst.as_millis()).unwrap_or(i64::MAX);
+    // (PostgreSQL sums BIGINTs as NUMERIC, which the Any driver cannot read.)
+    let (spent, oldest): (i64, Option<i64>) = sqlx::query_as(
+        "SELECT CAST(COALESCE(SUM(cpu_ms), 0) AS BIGINT), MIN(at_ms) FROM compile_spend \
+         WHERE user_id = $1 AND at_ms > $2",
+    )
+    .bind(user_id)
+    .bind(hour_ago)
+    .fetch_one(&mut *tx)
+    .await?;
+    if spent.saturating_add(worst_ms) > COMPILE_MS_PER_HOUR {
+        let retry_after_s = u64::try_from(oldest.map_or(60_000, |at| at + 3_600_000 - now))
+            .unwrap_or(0)
+            .div_ceil(1000)
+            .max(1);
+        return Err(Error::RateLimited {
+            message: format!(
+                "this account's uploads took {} s of the {} s of compile time an hour allows, and this one may \
+                 take {} s: try again in {retry_after_s} s",
+                spent / 1000,
+                COMPILE_MS_PER_HOUR / 1000,
+                worst_ms / 1000
+            ),
+            retry_after_s,
+        });
+    }
+    sqlx::query("INSERT INTO compile_spend (version_id, user_id, at_ms, cpu_ms) VALUES ($1, $2, $3, $4)")
+        .bind(version_id)
+        .bind(user_id)
+        .bind(now)
+        .bind(worst_ms)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+/// Agent bots one account may have playing (not retired) at once. An agent
+/// bot has nothing to check, so registering one is not an upload and is
+/// not rate-limited as one; this bounds how many an account holds.
+pub const AGENT_BOTS_PER_ACCOUNT: i64 = 20;
+
+/// Refuses the registration of `name` as an agent bot when `user_id`
+/// already has [`AGENT_BOTS_PER_ACCOUNT`] other agent bots playing; counted
+/// inside the registration's transaction (on PostgreSQL under a lock per
+/// account), so simultaneous registrations cannot pass the limit together.
+async fn agent_bot_room(
+    tx: &mut sqlx::AnyConnection,
+    backend: crate::db::Backend,
+    user_id: i64,
+    name: &str,
+) -> Result<()> {
+    if backend == crate::db::Backend::Postgres {
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+            .bind(format!("agent-bots:{user_id}"))
+            .execute(&mut *tx)
+            .await?;
+    }
+    let others: i64 = sqlx::query_scalar(
+        "SELECT COUNT(DISTINCT b.id) FROM bots b JOIN versions v ON v.bot_id = b.id \
+         WHERE b.owner_id = $1 AND b.retired = 0 AND v.agent = 1 AND v.status = 'active' AND b.name_key <> $2",
+    )
+    .bind(user_id)
+    .bind(name.to_lowercase())
+    .fetch_one(&mut *tx)
+    .await?;
+    if others >= AGENT_BOTS_PER_ACCOUNT {
+        return Err(Error::Conflict(format!(
+            "an account may have at most {AGENT_BOTS_PER_ACCOUNT} agent bots playing; retire one first"
+        )));
+    }
+    Ok(())
 }
 
 /// Makes the new remote or agent version `version` of `bot_id` the active

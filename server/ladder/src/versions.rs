@@ -146,43 +146,53 @@ pub async fn check_one(core: &Core, version_id: i64) -> Result<()> {
     let blobs = core.blobs.clone();
     let sandbox = core.sandbox.clone();
     let started = std::time::Instant::now();
-    let (verdict, module) = tokio::task::spawn_blocking(move || -> Result<(Verdict, Option<String>)> {
-        let wasm = blobs
-            .get_module(&sha256, sandbox.config().max_binary_bytes())?
-            .ok_or_else(|| Error::Unavailable(format!("module {sha256} is missing from the blob store")))?;
-        // Smoke-test on every ladder the author ticked: a bot that works on
-        // one mode may crash on another.
-        let mut last = None;
-        let mut module = None;
-        for ladder in &ladders {
-            let variant: Variant = ladder.parse().map_err(|e| Error::Internal(format!("{e}")))?;
-            let control = controls
-                .get(&crate::ladders::name(variant))
-                .copied()
-                .unwrap_or_else(|| crate::ladders::TimeControl::default_for(variant));
-            let checked = check(&sandbox, &wasm, &name, variant, control.budget())?;
-            // The first check compiled the module; the others found it.
-            module = module.or(checked.module);
-            if let Verdict::Rejected { reason, stderr } = checked.verdict {
-                return Ok((
-                    Verdict::Rejected {
-                        reason: format!("{ladder}: {reason}"),
-                        stderr,
-                    },
-                    module,
-                ));
+    let (verdict, module, compile_cpu) =
+        tokio::task::spawn_blocking(move || -> Result<(Verdict, Option<String>, Duration)> {
+            let wasm = blobs
+                .get_module(&sha256, sandbox.config().max_binary_bytes())?
+                .ok_or_else(|| Error::Unavailable(format!("module {sha256} is missing from the blob store")))?;
+            // Smoke-test on every ladder the author ticked: a bot that works on
+            // one mode may crash on another.
+            let mut last = None;
+            let mut module = None;
+            let mut compile_cpu = Duration::ZERO;
+            for ladder in &ladders {
+                let variant: Variant = ladder.parse().map_err(|e| Error::Internal(format!("{e}")))?;
+                let control = controls
+                    .get(&crate::ladders::name(variant))
+                    .copied()
+                    .unwrap_or_else(|| crate::ladders::TimeControl::default_for(variant));
+                let checked = check(&sandbox, &wasm, &name, variant, control.budget())?;
+                compile_cpu += checked.compile_cpu;
+                // The first check compiled the module; the others found it.
+                module = module.or(checked.module);
+                if let Verdict::Rejected { reason, stderr } = checked.verdict {
+                    return Ok((
+                        Verdict::Rejected {
+                            reason: format!("{ladder}: {reason}"),
+                            stderr,
+                        },
+                        module,
+                        compile_cpu,
+                    ));
+                }
+                last = Some(checked.verdict);
             }
-            last = Some(checked.verdict);
-        }
-        let verdict = last.ok_or_else(|| Error::Internal("the version names no ladder".to_owned()))?;
-        Ok((verdict, module))
-    })
-    .await
-    .map_err(|e| Error::Internal(e.to_string()))
-    .and_then(|verdict| verdict)
-    .inspect_err(|_| core.metrics.check_finished("error", started.elapsed()))?;
+            let verdict = last.ok_or_else(|| Error::Internal("the version names no ladder".to_owned()))?;
+            Ok((verdict, module, compile_cpu))
+        })
+        .await
+        .map_err(|e| Error::Internal(e.to_string()))
+        .and_then(|verdict| verdict)
+        .inspect_err(|_| core.metrics.check_finished("error", started.elapsed()))?;
     let took = started.elapsed();
     let mut tx = core.db.begin_write().await?;
+    // The upload reserved the most the compile could take; it took this.
+    sqlx::query("UPDATE compile_spend SET cpu_ms = $2 WHERE version_id = $1")
+        .bind(version_id)
+        .bind(i64::try_from(compile_cpu.as_millis()).unwrap_or(i64::MAX))
+        .execute(&mut *tx)
+        .await?;
     sqlx::query("UPDATE versions SET module = $2 WHERE id = $1 AND status = 'checking'")
         .bind(version_id)
         .bind(module)

@@ -108,6 +108,8 @@ tests![
     a_host_failure_is_never_a_loss,
     a_tournament_is_created_all_or_nothing,
     rate_limits_refuse_with_rate_limited,
+    a_crowd_on_one_rate_limit_passes_exactly_its_limit,
+    compile_time_is_reserved_then_settled_per_account,
     retiring_a_bot,
     recompute_equals_the_stored_ratings,
     a_match_claimed_ahead_never_waits_behind_a_long_one,
@@ -683,6 +685,95 @@ async fn rate_limits_refuse_with_rate_limited(ladder: Ladder) {
         .await
         .expect("the owner signs in from elsewhere");
     assert_eq!(owner.user_id, ann.user_id);
+}
+
+/// Twenty simultaneous requests on one bucket: exactly the limit passes,
+/// on both backends (counting and adding are one step per bucket).
+async fn a_crowd_on_one_rate_limit_passes_exactly_its_limit(ladder: Ladder) {
+    let db = ladder.core.db.clone();
+    let crowd: Vec<_> = (0..20)
+        .map(|_| {
+            let db = db.clone();
+            tokio::spawn(async move { arbiter_ladder::auth::rate_limit(&db, "crowd:203.0.113.7", 5, 60_000).await })
+        })
+        .collect();
+    let mut passed = 0;
+    for request in crowd {
+        match request.await.expect("the request ran") {
+            Ok(()) => passed += 1,
+            Err(Error::RateLimited { .. }) => {}
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(passed, 5, "exactly the limit passes");
+    assert_eq!(
+        ladder
+            .count("SELECT COUNT(*) FROM rate_events WHERE bucket = 'crowd:203.0.113.7'", 0)
+            .await,
+        5
+    );
+}
+
+/// An upload reserves the most its compile may take against its account's
+/// hour; the check settles it to what the compile took; an upload that
+/// the hour's allowance cannot hold is refused before anything compiles,
+/// and another account is not touched.
+async fn compile_time_is_reserved_then_settled_per_account(ladder: Ladder) {
+    let ann = ladder.sign_up("ann").await;
+    let bob = ladder.sign_up("bob").await;
+    let first = ladder
+        .upload(ann.user_id, "ann-ttt", "tictactoe", "tictactoe-random")
+        .await
+        .expect("the first upload");
+    let spent = |version: i64| {
+        let ladder = &ladder;
+        async move {
+            ladder
+                .count("SELECT cpu_ms FROM compile_spend WHERE version_id = $1", version)
+                .await
+        }
+    };
+    let limit = ladder.core.sandbox.config().compile_timeout;
+    assert_eq!(
+        spent(first.version_id).await,
+        limit.as_millis() as i64,
+        "the worst case, reserved"
+    );
+    assert_eq!(ladder.check(first.version_id).await, "active");
+    let settled = spent(first.version_id).await;
+    assert!(
+        settled < limit.as_millis() as i64,
+        "settled to the compile's own time: {settled}"
+    );
+    // Most of the hour spent: the next module cannot fit.
+    let almost = uploads::COMPILE_MS_PER_HOUR - 5_000;
+    ladder
+        .execute(&format!(
+            "UPDATE compile_spend SET cpu_ms = {almost} WHERE version_id = {}",
+            first.version_id
+        ))
+        .await;
+    let over = ladder
+        .upload(ann.user_id, "ann-two", "tictactoe", "tictactoe-perfect")
+        .await;
+    match over {
+        Err(Error::RateLimited { message, retry_after_s }) => {
+            assert!(message.contains("compile time"), "{message}");
+            assert!((1..=3600).contains(&retry_after_s), "within the hour: {retry_after_s}");
+        }
+        other => panic!("an upload past the hour's compile time: {other:?}"),
+    }
+    assert_eq!(
+        ladder
+            .count("SELECT COUNT(*) FROM bots WHERE name_key = 'ann-two'", 0)
+            .await,
+        0,
+        "the refused upload made no bot"
+    );
+    ladder
+        .upload(bob.user_id, "bob-ttt", "tictactoe", "tictactoe-perfect")
+        .await
+        .expect("another account's allowance is its own");
 }
 
 async fn retiring_a_bot(ladder: Ladder) {
