@@ -842,16 +842,34 @@ async fn arbiter_connect_plays_a_match_with_an_engine() {
         )
         .await;
         assert_eq!(code, Some(0), "{engine}: {output}");
+        assert_stamped(&output);
         assert!(
             output.contains(&format!("match {id} vs othello-greedy, leg 0")),
             "{output}"
         );
-        assert!(output.contains(&format!("match {id} vs othello-greedy: ")), "{output}");
         let ended = polled_match(&ann, id).await;
         assert_eq!(
             (ended["status"].as_str(), ended["state"]["finish_reason"].as_str()),
             (Some("finished"), Some("discs")),
             "{engine}: {ended}\n{output}"
+        );
+        // Its last line says how it ended (ann challenged: participant 0).
+        let totals = &ended["state"]["totals"];
+        let result = match ended["state"]["winner"].as_i64() {
+            Some(0) => "won",
+            Some(_) => "lost",
+            None => "drew",
+        };
+        let last = format!(
+            "match {id} vs othello-greedy: ended: {result} {}–{} (discs)",
+            totals[0], totals[1]
+        );
+        assert!(
+            output
+                .lines()
+                .last()
+                .is_some_and(|line| line.ends_with(&format!(" {last}"))),
+            "{last}\n{output}"
         );
         assert_eq!(ended_row(&server, id).await, "finished");
     }
@@ -860,6 +878,7 @@ async fn arbiter_connect_plays_a_match_with_an_engine() {
     let (code, output) = connect(&server, "arbbot_not-a-token", &["--engine", "true"]).await;
     assert_eq!(code, Some(2), "{output}");
     assert!(output.contains("invalid bot credential"), "{output}");
+    assert_stamped(&output);
     let (code, output) = connect(
         &server,
         &token,
@@ -867,6 +886,206 @@ async fn arbiter_connect_plays_a_match_with_an_engine() {
     )
     .await;
     assert_eq!(code, Some(3), "{output}");
+    assert_stamped(&output);
+    assert!(output.contains(" max runtime reached"), "{output}");
+}
+
+/// Panics unless every line of `output` starts with its time: UTC, RFC
+/// 3339 with milliseconds (`2026-12-07T13:31:02.417Z `).
+fn assert_stamped(output: &str) {
+    assert!(!output.trim().is_empty(), "no output");
+    for line in output.lines() {
+        let bytes = line.as_bytes();
+        let stamped = bytes.len() > 25
+            && bytes[24] == b' '
+            && bytes[..24].iter().enumerate().all(|(i, &c)| match i {
+                4 | 7 => c == b'-',
+                10 => c == b'T',
+                13 | 16 => c == b':',
+                19 => c == b'.',
+                23 => c == b'Z',
+                _ => c.is_ascii_digit(),
+            });
+        assert!(stamped, "a line without its time: {line:?}\n{output}");
+    }
+}
+
+/// `arbiter connect --api API` with `ARBITER_BOT_TOKEN`: its exit code and
+/// its output (stdout, then stderr).
+async fn connect_to(api: &str, token: &str, args: &[&str]) -> (Option<i32>, String) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    command
+        .arg("connect")
+        .args(["--api", api])
+        .args(args)
+        .env("ARBITER_BOT_TOKEN", token)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(Duration::from_secs(180), command.output())
+        .await
+        .expect("arbiter connect ends")
+        .expect("arbiter connect runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.code(), text)
+}
+
+/// A TCP proxy in front of a server that can be switched off, as a network
+/// outage: off cuts every connection through it and closes new ones at
+/// once, until it is on again.
+struct Proxy {
+    url: String,
+    on: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    open: std::sync::Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
+}
+
+impl Proxy {
+    fn start(target: std::net::SocketAddr) -> Proxy {
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        let url = format!("http://{}", listener.local_addr().expect("its address"));
+        let proxy = Proxy {
+            url,
+            on: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)),
+            open: std::sync::Arc::default(),
+        };
+        let (on, open) = (proxy.on.clone(), proxy.open.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                if !on.load(Ordering::SeqCst) {
+                    continue; // closed as it is dropped
+                }
+                let Ok(server) = std::net::TcpStream::connect(target) else {
+                    continue;
+                };
+                let clone = |s: &std::net::TcpStream| s.try_clone().expect("a socket handle");
+                open.lock().expect("the list").extend([clone(&client), clone(&server)]);
+                for (mut from, mut to) in [(clone(&client), clone(&server)), (server, client)] {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(std::net::Shutdown::Write);
+                    });
+                }
+            }
+        });
+        proxy
+    }
+
+    /// Switches the proxy on or off (cutting what goes through it).
+    fn set(&self, on: bool) {
+        self.on.store(on, std::sync::atomic::Ordering::SeqCst);
+        if !on {
+            for stream in self.open.lock().expect("the list").drain(..) {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
+        }
+    }
+}
+
+/// The connector says when its stream drops mid-match (and that it polls
+/// meanwhile), when the stream and the server are back and after how long,
+/// and how its match ended: here aborted, the other side never moving.
+#[tokio::test]
+async fn arbiter_connect_says_when_its_stream_drops_and_its_match_is_aborted() {
+    let server = support::Options::default()
+        .env("ARBITER_AGENT_RULES", "first_move_ms=15000")
+        .start()
+        .await;
+    let (ann_id, ann_token, ann_user) = agent_bot(&server, "ann", "ann-engine").await;
+    let (_, bea_token, bea_user) = agent_bot(&server, "bea", "bea-engine").await;
+    for (user, name) in [(&ann_user, "ann-engine"), (&bea_user, "bea-engine")] {
+        let (status, body) = user
+            .send_json(
+                support::Method::PUT,
+                &format!("/api/bots/{name}/profile"),
+                &json!({ "auto_match": false }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let bea = Agent::new(&server, &bea_token);
+    // Bea challenges ann, whose connector accepts; bea never moves.
+    let id = bea
+        .ok(json!({ "action": "agent_challenge", "target_id": ann_id }))
+        .await["match_id"]
+        .as_i64()
+        .expect("a match id");
+    let proxy = Proxy::start(server.addr);
+    let outage = async {
+        // Once ann has moved (its stream open meanwhile), 1.5 s without
+        // the server.
+        tokio::time::timeout(Duration::from_secs(60), async {
+            loop {
+                let m = polled_match(&bea, id).await;
+                let moved = m["state"]["legs"].as_array().is_some_and(|legs| {
+                    legs.iter()
+                        .any(|leg| leg["history"].as_array().is_some_and(|h| !h.is_empty()))
+                });
+                if m["status"] == "running" && moved {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })
+        .await
+        .expect("ann moves");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        proxy.set(false);
+        let cut = Instant::now();
+        while cut.elapsed() < Duration::from_millis(1500) {
+            bea.poll().await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        proxy.set(true);
+        // Bea stays online until the match is aborted.
+        while polled_match(&bea, id).await["status"] == "running" {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    };
+    let id_text = id.to_string();
+    let args = [
+        "--engine",
+        "python3 examples/first_legal.py",
+        "--once-match",
+        &id_text,
+        "--max-runtime",
+        "120",
+    ];
+    let ((code, output), ()) = tokio::join!(connect_to(&proxy.url, &ann_token, &args), outage);
+    assert_eq!(code, Some(0), "{output}");
+    assert_stamped(&output);
+    let ended = polled_match(&bea, id).await;
+    assert_eq!(
+        (ended["status"].as_str(), ended["state"]["finish_reason"].as_str()),
+        (Some("aborted"), Some("no_first_move")),
+        "{ended}\n{output}"
+    );
+    // In this order (stdout and stderr, by their times): dropped
+    // mid-match, back, aborted.
+    let when = |what: &str| -> String {
+        let line = output
+            .lines()
+            .find(|line| line.contains(what))
+            .unwrap_or_else(|| panic!("{what:?} is not in the output:\n{output}"));
+        line[..24].to_owned()
+    };
+    when("accepted bea-engine's challenge");
+    let dropped = when(&format!(" stream: dropped during match {id} ("));
+    assert!(
+        output.contains("polling every second until it is open again"),
+        "{output}"
+    );
+    let stream_back = when(" stream: open again after ");
+    let server_back = when(" server: answering again after ");
+    let aborted = when(&format!(" match {id} vs bea-engine: aborted, unrated (no_first_move)"));
+    assert!(
+        dropped <= stream_back && dropped <= server_back && server_back <= aborted,
+        "{output}"
+    );
 }
 
 /// Match `id`'s replay as served.

@@ -13,7 +13,11 @@
 //!   the per-move limit: `--max-think-seconds`, never beyond the leg's
 //!   clock minus 0.75 s;
 //! - exit codes: 0 when done (`--once-match` ended), 2 when the token is
-//!   refused, 3 when `--max-runtime` is reached.
+//!   refused, 3 when `--max-runtime` is reached;
+//! - every line it prints starts with the time (UTC, RFC 3339 with
+//!   milliseconds); it says how each match it plays ends (aborted, with the
+//!   reason), when the stream drops and it polls instead, and when the
+//!   stream or the server is back, after how long.
 
 use anyhow::{Context, bail};
 use arbiter_referee::native::{NativeCommand, NativeProcess};
@@ -23,7 +27,71 @@ use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Prints one line on stdout, after the time.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        println!("{} {}", timestamp(SystemTime::now()), format_args!($($arg)*))
+    };
+}
+
+/// Prints one line on stderr, after the time.
+macro_rules! complain {
+    ($($arg:tt)*) => {
+        eprintln!("{} {}", timestamp(SystemTime::now()), format_args!($($arg)*))
+    };
+}
+
+/// `time` in UTC, RFC 3339 with milliseconds: `2026-12-07T13:31:02.417Z`.
+fn timestamp(time: SystemTime) -> String {
+    let ms = time
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let (seconds, millis) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    // The proleptic Gregorian date of a day number (Howard Hinnant's
+    // `civil_from_days`).
+    let z = days + 719_468;
+    let (era, day_of_era) = (z.div_euclid(146_097), z.rem_euclid(146_097));
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// `error` with its causes, `what: why: why`, each said once (an HTTP
+/// client's error alone says little: `error sending request`).
+fn causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text = format!("{text}: {said}");
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// A time away, for people: `4.2 s`.
+fn away(since: Instant) -> String {
+    format!("{:.1} s", since.elapsed().as_secs_f64())
+}
 
 /// The environment variable that holds the bot token.
 pub const TOKEN_ENV: &str = "ARBITER_BOT_TOKEN";
@@ -134,9 +202,9 @@ impl Api {
             .header("content-type", "application/json")
             .body(body.to_string())
             .send()
-            .map_err(|e| CallError::Retry(format!("cannot reach {}: {e}", self.endpoint)))?;
+            .map_err(|e| CallError::Retry(format!("cannot reach {}: {}", self.endpoint, causes(&e))))?;
         let status = response.status().as_u16();
-        let text = response.text().map_err(|e| CallError::Retry(e.to_string()))?;
+        let text = response.text().map_err(|e| CallError::Retry(causes(&e)))?;
         let answer: Value = serde_json::from_str(&text).unwrap_or_else(|_| json!({ "error": text }));
         let error = || answer["error"].as_str().unwrap_or("no reason given").to_owned();
         match status {
@@ -152,23 +220,36 @@ impl Api {
 enum StreamNews {
     /// An event (hello, match, ping): poll.
     Event,
+    /// The stream is open.
+    Open,
+    /// The stream is closed: poll on the plain rhythm until it is open.
+    Closed,
     /// The token was refused.
     Unauthorized(String),
 }
 
+/// The matches the connector is playing (from the last poll), which the
+/// stream thread names when the stream drops.
+type Playing = Arc<Mutex<Vec<i64>>>;
+
 /// Listens to the event stream, reconnecting with back-off from 1 to 30 s,
-/// until the main loop goes away.
-fn listen(url: String, token: String, news: Sender<StreamNews>) {
+/// until the main loop goes away. It says when the stream opens, drops
+/// (naming the matches being played) and opens again.
+fn listen(url: String, token: String, news: Sender<StreamNews>, playing: Playing) {
     let http = match reqwest::blocking::Client::builder().timeout(None::<Duration>).build() {
         Ok(http) => http,
         Err(error) => {
-            eprintln!("stream: no HTTP client: {error}");
+            complain!("stream: no HTTP client: {error}; polling only");
+            let _ = news.send(StreamNews::Closed);
             return;
         }
     };
     let mut backoff = Duration::from_secs(1);
+    // Since when the stream is down, and whether it was ever open.
+    let mut down_since: Option<Instant> = None;
+    let mut was_open = false;
     loop {
-        match http.get(&url).bearer_auth(&token).send() {
+        let why = match http.get(&url).bearer_auth(&token).send() {
             Ok(response) if response.status().as_u16() == 401 => {
                 let _ = news.send(StreamNews::Unauthorized(
                     response.text().unwrap_or_default().trim().to_owned(),
@@ -176,10 +257,25 @@ fn listen(url: String, token: String, news: Sender<StreamNews>) {
                 return;
             }
             Ok(response) if response.status().is_success() => {
-                eprintln!("stream: connected");
+                match down_since.take() {
+                    None => say!("stream: open"),
+                    Some(since) if was_open => say!("stream: open again after {} away", away(since)),
+                    Some(since) => say!("stream: open after {} of failed tries", away(since)),
+                }
+                was_open = true;
+                if news.send(StreamNews::Open).is_err() {
+                    return;
+                }
                 backoff = Duration::from_secs(1);
+                let mut why = "closed by the server".to_owned();
                 for line in BufReader::new(response).lines() {
-                    let Ok(line) = line else { break };
+                    let line = match line {
+                        Ok(line) => line,
+                        Err(error) => {
+                            why = causes(&error);
+                            break;
+                        }
+                    };
                     if line.trim().is_empty() {
                         continue;
                     }
@@ -187,10 +283,36 @@ fn listen(url: String, token: String, news: Sender<StreamNews>) {
                         return;
                     }
                 }
-                eprintln!("stream: closed; polling meanwhile");
+                down_since = Some(Instant::now());
+                let playing = playing.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                if playing.is_empty() {
+                    complain!("stream: dropped ({why}); polling every 5 s until it is open again");
+                } else {
+                    let ids: Vec<String> = playing.iter().map(i64::to_string).collect();
+                    complain!(
+                        "stream: dropped during match {} ({why}); polling every second until it is open again",
+                        ids.join(", ")
+                    );
+                }
+                if news.send(StreamNews::Closed).is_err() {
+                    return;
+                }
+                None
             }
-            Ok(response) => eprintln!("stream: HTTP {}; polling meanwhile", response.status()),
-            Err(error) => eprintln!("stream: {error}; polling meanwhile"),
+            Ok(response) => Some(format!("HTTP {}", response.status())),
+            Err(error) => Some(causes(&error)),
+        };
+        if let Some(why) = why {
+            if down_since.is_none() {
+                down_since = Some(Instant::now());
+                if news.send(StreamNews::Closed).is_err() {
+                    return;
+                }
+            }
+            complain!(
+                "stream: cannot open ({why}); polling meanwhile, next try in {} s",
+                backoff.as_secs()
+            );
         }
         std::thread::sleep(backoff);
         backoff = (backoff * 2).min(Duration::from_secs(30));
@@ -296,8 +418,24 @@ fn think(command: &NativeCommand, engine: &mut Option<NativeProcess>, job: &Job,
     }
 }
 
-/// `arbiter connect`.
+/// The exit code when the connector cannot go on (as `arbiter`'s other
+/// errors).
+const FAILED: u8 = 2;
+
+/// `arbiter connect`: its exit code; an error that stops it is printed
+/// here, with the time, like every other line.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match connect(args) {
+        Ok(code) => Ok(code),
+        Err(error) => {
+            complain!("arbiter connect: {error:#}");
+            Ok(ExitCode::from(FAILED))
+        }
+    }
+}
+
+/// What [`run`] does.
+fn connect(args: Args) -> anyhow::Result<ExitCode> {
     let token = std::env::var(TOKEN_ENV)
         .ok()
         .filter(|t| !t.trim().is_empty())
@@ -316,6 +454,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let deadline = args.max_runtime.map(|s| started + Duration::from_secs_f64(s.max(0.0)));
     let (news_tx, news) = mpsc::channel();
+    let playing: Playing = Arc::default();
     let streaming = !args.no_stream;
     if streaming {
         let url = args
@@ -323,10 +462,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .clone()
             .unwrap_or_else(|| format!("{base}/api/agent/stream"));
         let token = token.clone();
-        std::thread::spawn(move || listen(url, token, news_tx));
+        let playing = Arc::clone(&playing);
+        std::thread::spawn(move || listen(url, token, news_tx, playing));
     } else {
         drop(news_tx);
     }
+    // Whether the stream is open (polls are then woken by its events).
+    let mut stream_open = false;
+    // The matches played at the last poll, with the opponent's name.
+    let mut in_play: HashMap<i64, String> = HashMap::new();
+    // Since when, and how many, polls have failed.
+    let mut failing: Option<(Instant, u32)> = None;
     let max_think_ms = (args.max_think_seconds * 1000.0) as u64;
     let mut environment = json!({ "engine": engine_name, "os": std::env::consts::OS, "practice": args.practice });
     if let Some(cpu) = &args.cpu_name {
@@ -341,27 +487,40 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut announced = false;
     loop {
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            println!("max runtime reached: exiting");
+            say!("max runtime reached: exiting");
             return Ok(ExitCode::from(RUNTIME_REACHED));
         }
         let polled = match api.call(&poll) {
             Ok(polled) => polled,
             Err(CallError::Unauthorized(why)) => {
-                eprintln!("arbiter connect: the server refused the bot token ({why})");
+                complain!("arbiter connect: the server refused the bot token ({why})");
                 return Ok(ExitCode::from(TOKEN_REFUSED));
             }
             Err(error) => {
-                eprintln!("poll: {error}; retrying in {} s", backoff.as_secs());
-                std::thread::sleep(backoff);
+                let (_, failures) = failing.get_or_insert((Instant::now(), 0));
+                *failures += 1;
+                let wait = match deadline {
+                    Some(d) => backoff.min(d.saturating_duration_since(Instant::now())),
+                    None => backoff,
+                };
+                complain!("poll: {error}; retrying in {:.0} s", wait.as_secs_f64());
+                std::thread::sleep(wait);
                 backoff = (backoff * 2).min(Duration::from_secs(30));
                 continue;
             }
         };
         backoff = Duration::from_secs(1);
+        if let Some((since, failures)) = failing.take() {
+            let polls = if failures == 1 { "poll" } else { "polls" };
+            say!(
+                "server: answering again after {failures} failed {polls}, {} away",
+                away(since)
+            );
+        }
         let me = polled["bot"]["id"].as_i64().unwrap_or(-1);
         if !announced {
             announced = true;
-            println!(
+            say!(
                 "connected as {} (bot {me}) to {base}; engine: {}",
                 polled["bot"]["name"].as_str().unwrap_or("?"),
                 args.engine
@@ -377,7 +536,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let matches = polled["matches"].as_array().cloned().unwrap_or_default();
         let wanted = |id: i64| args.once_match.is_none_or(|only| only == id);
         let mut jobs = Vec::new();
-        let mut in_match = false;
+        let mut now_playing: HashMap<i64, String> = HashMap::new();
         for m in &matches {
             let Some(id) = m["id"].as_i64() else { continue };
             let me_index = if m["bot_a"] == json!(me) { 0 } else { 1 };
@@ -389,13 +548,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             match m["status"].as_str().unwrap_or("") {
                 "pending" if m["bot_b"] == json!(me) && wanted(id) && accepted.insert(id) => {
                     match api.call(&json!({ "action": "agent_accept", "match_id": id })) {
-                        Ok(_) => println!("match {id}: accepted {}'s challenge ({})", opponent, m["game_mode"]),
-                        Err(error) => println!("match {id}: cannot accept: {error}"),
+                        Ok(_) => {
+                            say!(
+                                "match {id}: accepted {opponent}'s challenge ({})",
+                                m["game_mode"].as_str().unwrap_or("?")
+                            );
+                            now_playing.insert(id, opponent);
+                        }
+                        Err(error) => say!("match {id}: cannot accept: {error}"),
                     }
-                    in_match = true;
                 }
                 "running" if wanted(id) => {
-                    in_match = true;
+                    now_playing.insert(id, opponent.clone());
                     for (index, leg) in m["state"]["legs"].as_array().into_iter().flatten().enumerate() {
                         let revision = leg["revision"].as_i64().unwrap_or(-1);
                         let key = (id, index, revision);
@@ -412,19 +576,38 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                                     label: format!("match {id} vs {opponent}, leg {index}, revision {revision}"),
                                 },
                             )),
-                            Err(error) => eprintln!("match {id} leg {index}: {error:#}"),
+                            Err(error) => complain!("match {id} leg {index}: {error:#}"),
                         }
                     }
                 }
                 "finished" | "aborted" | "expired" | "rejected" if reported.insert(id) && wanted(id) => {
                     engines.retain(|(match_id, _), _| *match_id != id);
                     if accepted.contains(&id) || m["status"] != "expired" {
-                        println!("{}", summary(m, me_index, &opponent));
+                        say!("{}", summary(m, me_index, &opponent));
                     }
                 }
                 _ => {}
             }
         }
+        // A match played at the last poll that the server no longer lists
+        // ended unseen: the server restarted (which aborts it), or it ended
+        // and left the polls while this connector was away.
+        for (id, opponent) in &in_play {
+            if !now_playing.contains_key(id) && !matches.iter().any(|m| m["id"] == json!(id)) && reported.insert(*id) {
+                engines.retain(|(match_id, _), _| match_id != id);
+                say!(
+                    "match {id} vs {opponent}: no longer listed by the server (it restarted, which aborts a match, \
+                     or the match ended while the connector was away); its result is on the match's page"
+                );
+            }
+        }
+        let in_match = !now_playing.is_empty();
+        {
+            let mut shared = playing.lock().unwrap_or_else(PoisonError::into_inner);
+            *shared = now_playing.keys().copied().collect();
+            shared.sort_unstable();
+        }
+        in_play = now_playing;
         // The legs are thought about side by side, each by its engine.
         let moves: Vec<(Job, anyhow::Result<Value>, Duration)> = std::thread::scope(|scope| {
             let handles: Vec<_> = jobs
@@ -456,17 +639,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         "action": "agent_move", "match_id": id, "leg": leg, "revision": revision, "move": mv,
                     }));
                     match sent {
-                        Ok(_) => println!("{}: {mv} ({:.2} s)", job.label, took.as_secs_f64()),
+                        Ok(_) => say!("{}: {mv} ({:.2} s)", job.label, took.as_secs_f64()),
                         Err(CallError::Unauthorized(why)) => {
-                            eprintln!("arbiter connect: the server refused the bot token ({why})");
+                            complain!("arbiter connect: the server refused the bot token ({why})");
                             return Ok(ExitCode::from(TOKEN_REFUSED));
                         }
-                        Err(error) => println!("{}: {mv} not played: {error}", job.label),
+                        Err(error) => say!("{}: {mv} not played: {error}", job.label),
                     }
                     // Answered, whatever the server said: never resent.
                     answered.insert(job.key);
                 }
-                Err(error) => println!("{}: {error:#}", job.label),
+                Err(error) => say!("{}: {error:#}", job.label),
             }
         }
         if let Some(only) = args.once_match
@@ -475,7 +658,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         // Wait for news: a stream event, else the seed's polling rhythm.
-        let wait = if streaming {
+        let wait = if stream_open {
             Duration::from_secs(10)
         } else if in_match {
             Duration::from_secs(1)
@@ -486,60 +669,104 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(d) => wait.min(d.saturating_duration_since(Instant::now())),
             None => wait,
         };
-        if let Some(code) = wait_for_news(&news, wait, streaming) {
+        if let Some(code) = wait_for_news(&news, wait, &mut stream_open) {
             return Ok(code);
         }
     }
 }
 
-/// Waits up to `wait` for stream news (at least 1 s between polls without
-/// a stream); `Some(exit code)` when the stream says the token is refused.
-fn wait_for_news(news: &Receiver<StreamNews>, wait: Duration, streaming: bool) -> Option<ExitCode> {
-    if !streaming {
-        std::thread::sleep(wait);
-        return None;
-    }
-    let first = news.recv_timeout(wait);
+/// Waits up to `wait` for stream news, keeping `stream_open` up to date;
+/// `Some(exit code)` when the stream says the token is refused.
+fn wait_for_news(news: &Receiver<StreamNews>, wait: Duration, stream_open: &mut bool) -> Option<ExitCode> {
     let mut all = Vec::new();
-    match first {
+    match news.recv_timeout(wait) {
         Ok(item) => all.push(item),
         Err(RecvTimeoutError::Timeout) => return None,
-        // The stream thread gave up: poll on the plain rhythm.
+        // No stream (`--no-stream`, or its thread gave up): the plain
+        // rhythm.
         Err(RecvTimeoutError::Disconnected) => {
-            std::thread::sleep(wait.min(Duration::from_secs(1)));
+            *stream_open = false;
+            std::thread::sleep(wait);
             return None;
         }
     }
     all.extend(news.try_iter());
     for item in all {
-        if let StreamNews::Unauthorized(why) = item {
-            eprintln!("arbiter connect: the server refused the bot token ({why})");
-            return Some(ExitCode::from(TOKEN_REFUSED));
+        match item {
+            StreamNews::Event => {}
+            StreamNews::Open => *stream_open = true,
+            StreamNews::Closed => *stream_open = false,
+            StreamNews::Unauthorized(why) => {
+                complain!("arbiter connect: the server refused the bot token ({why})");
+                return Some(ExitCode::from(TOKEN_REFUSED));
+            }
         }
     }
     None
 }
 
-/// A match's end, in one line.
+/// A match's end, in one line: `match 12 vs NAME: ended: won 40–24
+/// (discs)`, `match 12 vs NAME: aborted, unrated (no_first_move)`, with the
+/// server's error text when the match object carries one.
 fn summary(m: &Value, me: i64, opponent: &str) -> String {
     let id = &m["id"];
     let state = &m["state"];
     let status = m["status"].as_str().unwrap_or("?");
-    let reason = state["finish_reason"].as_str().unwrap_or(status);
+    let mut reason = state["finish_reason"].as_str().unwrap_or(status).to_owned();
+    if let Some(error) = [&m["error"], &state["error"]]
+        .into_iter()
+        .find_map(|e| e.as_str().filter(|e| !e.trim().is_empty()))
+    {
+        reason = format!("{reason}: {}", error.trim());
+    }
     let totals = [state["totals"][0].as_i64(), state["totals"][1].as_i64()];
     let (mine, theirs) = if me == 0 {
         (totals[0], totals[1])
     } else {
         (totals[1], totals[0])
     };
-    let result = match state["winner"].as_i64() {
-        Some(w) if w == me => "won",
-        Some(_) => "lost",
-        None if status == "finished" => "drew",
-        None => status,
-    };
-    match (mine, theirs) {
-        (Some(a), Some(b)) if status == "finished" => format!("match {id} vs {opponent}: {result} {a}–{b} ({reason})"),
-        _ => format!("match {id} vs {opponent}: {result} ({reason})"),
+    match status {
+        "finished" => {
+            let result = match state["winner"].as_i64() {
+                Some(w) if w == me => "won",
+                Some(_) => "lost",
+                None => "drew",
+            };
+            match (mine, theirs) {
+                (Some(a), Some(b)) => format!("match {id} vs {opponent}: ended: {result} {a}–{b} ({reason})"),
+                _ => format!("match {id} vs {opponent}: ended: {result} ({reason})"),
+            }
+        }
+        "aborted" => format!("match {id} vs {opponent}: aborted, unrated ({reason})"),
+        _ => format!("match {id} vs {opponent}: {status}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_rfc3339_with_milliseconds() {
+        let at = |ms: u64| timestamp(SystemTime::UNIX_EPOCH + Duration::from_millis(ms));
+        assert_eq!(at(0), "1970-01-01T00:00:00.000Z");
+        // 2026-12-07T13:31:02.417Z
+        assert_eq!(at(1_796_650_262_417), "2026-12-07T13:31:02.417Z");
+        // Leap days and the end of a century's year.
+        assert_eq!(at(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(at(978_307_199_999), "2000-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn ends_say_the_result_or_why_the_match_was_aborted() {
+        let finished = json!({ "id": 7, "status": "finished",
+            "state": { "finish_reason": "discs", "totals": [24, 40], "winner": 1 } });
+        assert_eq!(summary(&finished, 1, "bea"), "match 7 vs bea: ended: won 40–24 (discs)");
+        let aborted = json!({ "id": 8, "status": "aborted", "error": "the server stopped",
+            "state": { "finish_reason": "no_first_move", "totals": [2, 2], "winner": null } });
+        assert_eq!(
+            summary(&aborted, 0, "bea"),
+            "match 8 vs bea: aborted, unrated (no_first_move: the server stopped)"
+        );
     }
 }
