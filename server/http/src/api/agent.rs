@@ -205,7 +205,7 @@ fn read_request(body: &[u8]) -> Result<AgentRequest, Error> {
         (status = 429, description = "too many requests", body = AgentRefusal),
         (status = 503, description = "storage unavailable: retry with growing back-off", body = AgentRefusal),
     ))]
-async fn action(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> AgentResult<Json<Value>> {
+async fn action(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> AgentResult<Response> {
     let hall = &state.core.agents;
     let refuse = |error: Error| AgentError {
         error: ApiError(error),
@@ -213,22 +213,29 @@ async fn action(State(state): State<AppState>, headers: HeaderMap, body: Bytes) 
     };
     let bot = agent_bot(&state, &headers).await.map_err(refuse)?;
     let request = read_request(&body).map_err(refuse)?;
-    answer(&state, hall, &bot, request).await.map(Json).map_err(refuse)
+    if let AgentRequest::AgentPoll { environment } = request {
+        // The most frequent request: its answer is written from bytes
+        // serialised once for every poll of the second.
+        let environment = environment.map(|e| Environment {
+            cpu: e.cpu,
+            os: e.os,
+            engine: e.engine,
+            practice: e.practice.unwrap_or(false),
+        });
+        let bytes = hall.poll_answer(&state.core, &bot, environment).await.map_err(refuse)?;
+        return Ok(([(CONTENT_TYPE, "application/json")], bytes).into_response());
+    }
+    answer(&state, hall, &bot, request)
+        .await
+        .map(|value| Json(value).into_response())
+        .map_err(refuse)
 }
 
 async fn answer(state: &AppState, hall: &Hall, bot: &AgentBot, request: AgentRequest) -> Result<Value, Error> {
     let core = &state.core;
     let with_match = |summary: Value| json!({ "ok": true, "match": summary, "server_now_ms": hall.now() });
     match request {
-        AgentRequest::AgentPoll { environment } => {
-            let environment = environment.map(|e| Environment {
-                cpu: e.cpu,
-                os: e.os,
-                engine: e.engine,
-                practice: e.practice.unwrap_or(false),
-            });
-            hall.poll(core, bot, environment).await
-        }
+        AgentRequest::AgentPoll { .. } => Err(Error::Internal("a poll is answered by poll_answer".into())),
         AgentRequest::AgentChallenge {
             target_id,
             target_name,

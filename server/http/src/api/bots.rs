@@ -451,7 +451,11 @@ async fn issue_bot_token(
     headers: axum::http::HeaderMap,
 ) -> ApiResult<Json<BotTokenBody>> {
     caller.check_csrf(sent_csrf(&headers, None))?;
-    let token = arbiter_ladder::agent::tokens::issue(&state.core.db, caller.user_id, &name).await?;
+    let token = state
+        .core
+        .agents
+        .issue_token(&state.core.db, caller.user_id, &name)
+        .await?;
     Ok(Json(BotTokenBody {
         ok: True,
         bot: name,

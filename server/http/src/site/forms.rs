@@ -685,7 +685,10 @@ pub async fn issue_bot_token(
 ) -> FormResult {
     let back = format!("/bots/{name}");
     let caller = session_caller(&viewer, form.csrf.as_deref(), &back)?;
-    let token = arbiter_ladder::agent::tokens::issue(&state.core.db, caller.user_id, &name)
+    let token = state
+        .core
+        .agents
+        .issue_token(&state.core.db, caller.user_id, &name)
         .await
         .map_err(|error| SiteError::from(error).back_to(&back))?;
     let page = super::render(&BotTokenPage {

@@ -213,7 +213,29 @@ struct HallInner {
     /// it is read at most once per [`DIRECTORY_TTL`] (and again after a
     /// match is recorded, which changes ratings).
     directory: Mutex<Option<DirectoryRead>>,
+    /// The directory's bot objects as polls show them, serialised once for
+    /// every poll of the second (see [`Hall::poll_answer`]).
+    bot_objects: Mutex<Option<Arc<BotObjects>>>,
+    /// Tokens recently found valid, by their hash: a poll needs no
+    /// database round trip to know its bot.
+    tokens: Mutex<HashMap<String, (std::time::Instant, AgentBot)>>,
 }
+
+/// The directory's bot objects, each serialised as JSON, with when they
+/// were made.
+struct BotObjects {
+    made: std::time::Instant,
+    /// (bot id, its object as JSON), in the directory's order.
+    objects: Vec<(i64, String)>,
+}
+
+/// How long a bot token found valid is believed without asking the
+/// database again: a reissued token (or a retired bot's) stops working
+/// within this on every front end.
+const TOKEN_TTL: Duration = Duration::from_secs(2);
+
+/// Tokens remembered at most; past it the stale ones are forgotten.
+const TOKENS_KEPT: usize = 4096;
 
 /// Time the hall's clock stood still.
 #[derive(Debug, Default)]
@@ -303,6 +325,8 @@ impl Hall {
                 house_instances: Arc::new(tokio::sync::Semaphore::new(house_instances as usize)),
                 pause: Mutex::new(Pause::default()),
                 directory: Mutex::new(None),
+                bot_objects: Mutex::new(None),
+                tokens: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -424,22 +448,110 @@ impl Hall {
             .directory
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        *self
+            .inner
+            .bot_objects
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    }
+
+    /// The directory's bot objects (with each bot's presence), serialised
+    /// at most once per [`DIRECTORY_TTL`] for all polls, and again when
+    /// `bot` is missing from them.
+    async fn bot_objects(&self, core: &Core, bot: i64) -> Result<Arc<BotObjects>> {
+        let fresh = |slot: &Mutex<Option<Arc<BotObjects>>>| {
+            slot.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .as_ref()
+                .filter(|o| o.made.elapsed() < DIRECTORY_TTL && o.objects.iter().any(|(id, _)| *id == bot))
+                .cloned()
+        };
+        if let Some(objects) = fresh(&self.inner.bot_objects) {
+            return Ok(objects);
+        }
+        let entries = self.directory_with(core, bot).await?;
+        let now = self.now();
+        let objects = {
+            let state = self.lock();
+            entries
+                .iter()
+                .map(|entry| {
+                    let object = entry.view(
+                        core,
+                        online(&state, &self.inner.rules, entry.id, now),
+                        state.presence.get(&entry.id).map(|p| &p.environment),
+                    );
+                    (entry.id, object.to_string())
+                })
+                .collect()
+        };
+        let made = Arc::new(BotObjects {
+            made: std::time::Instant::now(),
+            objects,
+        });
+        *self
+            .inner
+            .bot_objects
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(made.clone());
+        Ok(made)
     }
 
     fn lock(&self) -> MutexGuard<'_, HallState> {
         self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Issues a new bot token for `user_id`'s agent bot `name` (see
+    /// [`tokens::issue`]); the tokens this hall believed are forgotten, so
+    /// the old one is refused here at once (elsewhere within
+    /// [`TOKEN_TTL`]).
+    pub async fn issue_token(&self, db: &crate::db::Db, user_id: i64, name: &str) -> Result<String> {
+        let token = tokens::issue(db, user_id, name).await?;
+        self.inner
+            .tokens
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+        Ok(token)
+    }
+
     /// The bot a bot token belongs to, marked seen now. 401 `invalid bot
     /// credential` for a token that is not (or no longer) valid.
     pub async fn authenticate(&self, core: &Core, token: &str) -> Result<AgentBot> {
-        let bot = tokens::bot_by_token(&core.db, token).await.inspect_err(|error| {
-            // An agent that cannot be heard cannot move: its clock stops
-            // at once, not at the database watch's next look.
-            if error.is_unavailable() {
-                self.pause("its database cannot be reached from agents' requests");
+        let hash = crate::auth::secret_hash(token);
+        let known = {
+            let tokens = self
+                .inner
+                .tokens
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            tokens
+                .get(&hash)
+                .filter(|(seen, _)| seen.elapsed() < TOKEN_TTL)
+                .map(|(_, bot)| bot.clone())
+        };
+        let bot = match known {
+            Some(bot) => bot,
+            None => {
+                let bot = tokens::bot_by_token(&core.db, token).await.inspect_err(|error| {
+                    // An agent that cannot be heard cannot move: its clock
+                    // stops at once, not at the database watch's next look.
+                    if error.is_unavailable() {
+                        self.pause("its database cannot be reached from agents' requests");
+                    }
+                })?;
+                let mut tokens = self
+                    .inner
+                    .tokens
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if tokens.len() >= TOKENS_KEPT {
+                    tokens.retain(|_, (seen, _)| seen.elapsed() < TOKEN_TTL);
+                }
+                tokens.insert(hash, (std::time::Instant::now(), bot.clone()));
+                bot
             }
-        })?;
+        };
         let now = self.now();
         self.lock().presence.entry(bot.id).or_default().last_seen_ms = now;
         Ok(bot)
@@ -487,47 +599,62 @@ impl Hall {
         online(&state, &self.inner.rules, bot, now)
     }
 
-    /// `agent_poll`: records the environment, then answers the bots, this
-    /// bot's matches and itself.
-    pub async fn poll(&self, core: &Core, bot: &AgentBot, environment: Option<Environment>) -> Result<Value> {
+    /// `agent_poll`: records the environment, then answers the other bots,
+    /// this bot's matches, its owner and itself, as JSON bytes. The bot
+    /// objects are copied from the directory serialised once a second for
+    /// every poll (a bot's rating, profile and presence are at most that
+    /// old), not built and serialised again for each.
+    pub async fn poll_answer(&self, core: &Core, bot: &AgentBot, environment: Option<Environment>) -> Result<Vec<u8>> {
+        use std::fmt::Write;
+        self.seen(bot, environment)?;
+        self.tick_matches(core);
+        let objects = self.bot_objects(core, bot.id).await?;
+        let now = self.now();
+        let matches: Vec<Value> = {
+            let state = self.lock();
+            state
+                .matches
+                .values()
+                .filter(|m| m.participant_of(bot.id).is_some())
+                .map(|m| m.view(now))
+                .collect()
+        };
+        let size = objects.objects.iter().map(|(_, o)| o.len() + 1).sum::<usize>() + 1024;
+        let mut out = String::with_capacity(size);
+        let mine = objects.objects.iter().find(|(id, _)| *id == bot.id);
+        // The keys in the order a serialised `Value` has them.
+        out.push_str("{\"bot\":");
+        out.push_str(mine.map_or("null", |(_, object)| object.as_str()));
+        out.push_str(",\"bots\":[");
+        let mut first = true;
+        for (_, object) in objects.objects.iter().filter(|(id, _)| *id != bot.id) {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(object);
+        }
+        out.push_str("],\"matches\":");
+        out.push_str(&Value::from(matches).to_string());
+        out.push_str(",\"me\":");
+        out.push_str(&Value::from(bot.owner.as_str()).to_string());
+        let _ = write!(out, ",\"ok\":true,\"record_bots\":[],\"server_now_ms\":{now}}}");
+        Ok(out.into_bytes())
+    }
+
+    /// Marks `bot` seen now, with the environment it reports.
+    fn seen(&self, bot: &AgentBot, environment: Option<Environment>) -> Result<()> {
         if let Some(environment) = &environment {
             environment.check()?;
         }
         let now = self.now();
-        {
-            let mut state = self.lock();
-            let presence = state.presence.entry(bot.id).or_default();
-            presence.last_seen_ms = now;
-            if let Some(environment) = environment {
-                presence.environment = environment;
-            }
+        let mut state = self.lock();
+        let presence = state.presence.entry(bot.id).or_default();
+        presence.last_seen_ms = now;
+        if let Some(environment) = environment {
+            presence.environment = environment;
         }
-        self.tick_matches(core);
-        let bots = self.directory_with(core, bot.id).await?;
-        let state = self.lock();
-        let object = |entry: &directory::Entry| {
-            entry.view(
-                core,
-                online(&state, &self.inner.rules, entry.id, now),
-                state.presence.get(&entry.id).map(|p| &p.environment),
-            )
-        };
-        let me = bots.iter().find(|entry| entry.id == bot.id);
-        let matches: Vec<Value> = state
-            .matches
-            .values()
-            .filter(|m| m.participant_of(bot.id).is_some())
-            .map(|m| m.view(now))
-            .collect();
-        Ok(json!({
-            "ok": true,
-            "bots": bots.iter().filter(|entry| entry.id != bot.id).map(object).collect::<Vec<_>>(),
-            "record_bots": [],
-            "matches": matches,
-            "me": bot.owner,
-            "bot": me.map(object),
-            "server_now_ms": now,
-        }))
+        Ok(())
     }
 
     /// `agent_challenge`: `bot` challenges `target` (an id or a name) to a
