@@ -608,7 +608,12 @@ impl Hall {
         use std::fmt::Write;
         self.seen(bot, environment)?;
         self.tick_matches(core);
-        let objects = self.bot_objects(core, bot.id).await?;
+        let objects = self.bot_objects(core, bot.id).await.inspect_err(|error| {
+            // A poll that cannot show the board cannot lead to a move.
+            if error.is_unavailable() {
+                self.pause("its database cannot be reached from agents' polls");
+            }
+        })?;
         let now = self.now();
         let matches: Vec<Value> = {
             let state = self.lock();
