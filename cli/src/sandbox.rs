@@ -15,11 +15,14 @@ pub fn compiler() -> anyhow::Result<CompilerCommand> {
     Ok(CompilerCommand::embedded_in(exe))
 }
 
-/// A sandbox configuration whose compiler child is this executable.
+/// A sandbox configuration whose compiler child is this executable, with
+/// the disk caches' bounds set in the environment
+/// (`ARBITER_COMPILE_CACHE_BYTES`, `ARBITER_FUNCTION_CACHE_BYTES`; see
+/// [`SandboxConfig::from_env`]).
 pub fn config() -> anyhow::Result<SandboxConfig> {
     Ok(SandboxConfig {
         compiler: compiler()?,
-        ..SandboxConfig::default()
+        ..SandboxConfig::from_env()?
     })
 }
 

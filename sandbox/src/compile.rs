@@ -30,9 +30,11 @@ const ENV_CPU: &str = "ARBITER_COMPILE_CPU_SECS";
 const ENV_INCREMENTAL: &str = "ARBITER_COMPILE_INCREMENTAL_DIR";
 const EXIT_REJECTED: u8 = 2;
 /// Keys of the child's one line on stdout: functions found in the function
-/// cache and functions compiled.
+/// cache, functions compiled, and bytes of compiled functions it stored
+/// (counted as [`crate::bound::disk_bytes`]).
 const REUSED: &str = "functions_reused";
 const COMPILED: &str = "functions_compiled";
+const STORED: &str = "function_bytes_stored";
 /// Key of the child's CPU time (all its threads, milliseconds) on the same line.
 const CPU_MS: &str = "cpu_ms";
 const EXIT_HOST: u8 = 3;
@@ -122,6 +124,7 @@ fn child() -> Result<(), (u8, String)> {
             dir: dir.into(),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            stored: AtomicU64::new(0),
         })
     });
     if let Some(cache) = &cache {
@@ -140,9 +143,10 @@ fn child() -> Result<(), (u8, String)> {
     let mut line = String::new();
     if let Some(cache) = cache {
         line = format!(
-            "{REUSED}={} {COMPILED}={} ",
+            "{REUSED}={} {COMPILED}={} {STORED}={} ",
             cache.hits.load(Ordering::Relaxed),
-            cache.misses.load(Ordering::Relaxed)
+            cache.misses.load(Ordering::Relaxed),
+            cache.stored.load(Ordering::Relaxed)
         );
     }
     if let Some(ms) = own_cpu_ms() {
@@ -170,12 +174,17 @@ fn own_cpu_ms() -> Option<u64> {
 /// functions by the digest of their code and settings, so the runtime that
 /// every component of one producer embeds (CPython, StarlingMonkey), and
 /// the runtime of every Go bot, is compiled once. Entries are written to a
-/// temporary file and renamed, so a reader never sees half of one.
+/// temporary file and renamed, so a reader never sees half of one; a hit
+/// marks its entry used (its modification time), for the cache's bound
+/// (`crate::bound`). An entry removed by a trim is a miss: the function is
+/// compiled again.
 #[derive(Debug)]
 struct FunctionCache {
     dir: PathBuf,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Bytes of the entries stored, in whole blocks.
+    stored: AtomicU64,
 }
 
 impl FunctionCache {
@@ -187,7 +196,15 @@ impl FunctionCache {
 
 impl wasmtime::CacheStore for FunctionCache {
     fn get(&self, key: &[u8]) -> Option<std::borrow::Cow<'_, [u8]>> {
-        let found = std::fs::read(self.path(key)).ok();
+        let found = std::fs::File::open(self.path(key))
+            .and_then(|mut file| {
+                let mut bytes = Vec::new();
+                file.read_to_end(&mut bytes)?;
+                // Used now; a time that cannot be set only orders evictions.
+                let _ = file.set_modified(std::time::SystemTime::now());
+                Ok(bytes)
+            })
+            .ok();
         let counter = if found.is_some() { &self.hits } else { &self.misses };
         counter.fetch_add(1, Ordering::Relaxed);
         found.map(std::borrow::Cow::Owned)
@@ -204,7 +221,12 @@ impl wasmtime::CacheStore for FunctionCache {
         let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
             return false;
         };
-        tmp.write_all(&value).is_ok() && tmp.persist(&path).is_ok()
+        let stored = tmp.write_all(&value).is_ok() && tmp.persist(&path).is_ok();
+        if stored {
+            let bytes = crate::bound::disk_bytes(value.len() as u64);
+            self.stored.fetch_add(bytes, Ordering::Relaxed);
+        }
+        stored
     }
 }
 
@@ -252,19 +274,27 @@ impl Compilation {
     }
 }
 
-/// Compiles `wasm` in a child process and writes the artifact to `dest`
-/// (atomically: a temporary file in the same directory, then a rename).
+/// What a compiler child produced.
+pub(crate) struct ChildOutput {
+    /// How it went.
+    pub(crate) compilation: Compilation,
+    /// The artifact, in a temporary file of the destination's folder: the
+    /// caller loads it and then renames it into place, so that no other
+    /// process can remove it in between.
+    pub(crate) artifact: tempfile::NamedTempFile,
+    /// Bytes of compiled functions the child added to the function cache.
+    pub(crate) function_bytes: u64,
+}
+
+/// Compiles `wasm` in a child process, into a temporary file in `dir`.
 pub(crate) fn compile_in_child(
     command: &CompilerCommand,
     limits: &CompileLimits,
     wasm: &[u8],
-    dest: &Path,
-) -> Result<Compilation, ModuleError> {
-    let dir = dest
-        .parent()
-        .ok_or_else(|| ModuleError::Host(format!("{} has no parent directory", dest.display())))?;
+    dir: &Path,
+) -> Result<ChildOutput, ModuleError> {
     let tmp = tempfile::Builder::new()
-        .prefix(".compiling-")
+        .prefix(crate::bound::COMPILING_PREFIX)
         .tempfile_in(dir)
         .map_err(|e| ModuleError::Host(format!("cannot create a file in {}: {e}", dir.display())))?;
     let tmp_path = tmp.path().to_path_buf();
@@ -321,21 +351,23 @@ pub(crate) fn compile_in_child(
     let (status, err, out) = outcome?;
 
     if status.success() {
-        tmp.persist(dest)
-            .map_err(|e| ModuleError::Host(format!("cannot store {}: {e}", dest.display())))?;
         let count = |key: &str| {
             out.split_whitespace()
                 .find_map(|word| word.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
                 .unwrap_or(0)
         };
-        return Ok(Compilation {
-            seconds: started.elapsed().as_secs_f64(),
-            cpu_seconds: out
-                .split_whitespace()
-                .find_map(|word| word.strip_prefix(CPU_MS)?.strip_prefix('=')?.parse::<u64>().ok())
-                .map(|ms| ms as f64 / 1000.0),
-            functions_reused: count(REUSED),
-            functions_compiled: count(COMPILED),
+        return Ok(ChildOutput {
+            compilation: Compilation {
+                seconds: started.elapsed().as_secs_f64(),
+                cpu_seconds: out
+                    .split_whitespace()
+                    .find_map(|word| word.strip_prefix(CPU_MS)?.strip_prefix('=')?.parse::<u64>().ok())
+                    .map(|ms| ms as f64 / 1000.0),
+                functions_reused: count(REUSED),
+                functions_compiled: count(COMPILED),
+            },
+            artifact: tmp,
+            function_bytes: count(STORED),
         });
     }
     // Under RLIMIT_AS an allocation failure aborts (with a message) and a
@@ -406,11 +438,13 @@ pub(crate) fn load_artifact(
     // SAFETY: `deserialize_file` trusts its input to be an artifact produced
     // by wasmtime with compatible settings. Files in the cache directory are
     // written only by `compile_in_child` (our own compiler, run with the
-    // settings of this engine, renamed into place only after it succeeded),
-    // are named after the engine's compatibility hash, and the directory is
-    // documented as writable by the sandbox alone. wasmtime additionally
-    // checks the artifact's header, its kind (module or component) and
-    // engine compatibility.
+    // settings of this engine; its temporary file is loaded, and renamed
+    // into place, only after it succeeded), are named after the engine's
+    // compatibility hash, and the directory is documented as writable by
+    // the sandbox alone. wasmtime additionally checks the artifact's header,
+    // its kind (module or component) and engine compatibility. The file is
+    // mapped, not read: it is never written in place (only removed, which
+    // leaves a mapping intact, or replaced by a rename).
     match kind {
         crate::ModuleKind::Core => unsafe { wasmtime::Module::deserialize_file(engine, path) }.map(Compiled::Module),
         crate::ModuleKind::Component => {

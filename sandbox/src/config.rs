@@ -18,6 +18,14 @@ pub const DEFAULT_FUEL_PER_MS: u64 = 10_000_000;
 
 const KIB: usize = 1024;
 const MIB: usize = 1024 * KIB;
+const GIB: u64 = 1024 * MIB as u64;
+
+/// The environment variable [`SandboxConfig::from_env`] reads
+/// [`SandboxConfig::compile_cache_bytes`] from.
+pub const COMPILE_CACHE_BYTES_VAR: &str = "ARBITER_COMPILE_CACHE_BYTES";
+/// The environment variable [`SandboxConfig::from_env`] reads
+/// [`SandboxConfig::function_cache_bytes`] from.
+pub const FUNCTION_CACHE_BYTES_VAR: &str = "ARBITER_FUNCTION_CACHE_BYTES";
 
 /// Limits and settings of a [`Sandbox`](crate::Sandbox).
 ///
@@ -164,6 +172,31 @@ pub struct SandboxConfig {
     /// [`Sandbox`](crate::Sandbox) is dropped. Only the sandbox may write
     /// there: artifacts are loaded as trusted native code.
     pub cache_dir: Option<PathBuf>,
+    /// Bytes of compiled modules and components kept in
+    /// [`Self::cache_dir`] (each file counted in whole 4 KiB blocks).
+    ///
+    /// Default 4 GiB; `ARBITER_COMPILE_CACHE_BYTES` with
+    /// [`Self::from_env`]. When a compile takes the folder past it, the
+    /// least recently loaded artifacts are removed until it holds 90% of it
+    /// (a removed module is compiled again when next loaded). A compiled
+    /// Python or JavaScript bot takes about 40 MB, a Go bot a few MB, a
+    /// Rust or C bot well under one: 4 GiB keeps about a hundred component
+    /// bots, or thousands of module bots, which is more than a ladder plays
+    /// in a day; recompiling one that fell out costs a few seconds, since
+    /// its runtime's functions are in the function cache.
+    pub compile_cache_bytes: u64,
+    /// Bytes of compiled functions kept in [`Self::cache_dir`]'s
+    /// `functions-*` folders (each file counted in whole 4 KiB blocks).
+    ///
+    /// Default 2 GiB; `ARBITER_FUNCTION_CACHE_BYTES` with
+    /// [`Self::from_env`]. Trimmed in the same way as
+    /// [`Self::compile_cache_bytes`]. A language runtime (CPython,
+    /// StarlingMonkey, Go's) is about 80 MB of compiled functions, shared by
+    /// every bot built with it, and every new build of a kit's producer
+    /// brings another: 2 GiB keeps some twenty of them, so that the runtimes
+    /// in use are never the least recently used. Losing one costs the next
+    /// bot of that runtime a cold compile (about 25 s of CPU for CPython).
+    pub function_cache_bytes: u64,
     /// Compiled modules kept in memory.
     ///
     /// Default 256. Beyond it the least recently used entry is forgotten
@@ -201,8 +234,10 @@ impl Default for SandboxConfig {
             backstop_grace: Duration::from_secs(1),
             compile_timeout: Duration::from_secs(12),
             component_compile_timeout: Duration::from_secs(120),
-            compile_memory_bytes: 2 * 1024 * MIB as u64,
+            compile_memory_bytes: 2 * GIB,
             cache_dir: None,
+            compile_cache_bytes: 4 * GIB,
+            function_cache_bytes: 2 * GIB,
             memory_cache_entries: 256,
             instance_slots: 64,
             compiler: CompilerCommand::sibling(),
@@ -218,6 +253,63 @@ impl SandboxConfig {
     pub fn max_binary_bytes(&self) -> usize {
         self.max_module_bytes.max(self.max_component_bytes)
     }
+
+    /// The default configuration, with what an operator sets in the
+    /// environment: the bounds of the disk caches,
+    /// [`COMPILE_CACHE_BYTES_VAR`] (`ARBITER_COMPILE_CACHE_BYTES`) and
+    /// [`FUNCTION_CACHE_BYTES_VAR`] (`ARBITER_FUNCTION_CACHE_BYTES`), each a
+    /// number of bytes with an optional binary unit (`4G`, `512MiB`,
+    /// `1073741824`). An unset or empty variable leaves the default; a
+    /// malformed one is [`SandboxError::Config`](crate::SandboxError),
+    /// naming it.
+    pub fn from_env() -> Result<SandboxConfig, crate::SandboxError> {
+        let mut config = SandboxConfig::default();
+        let read = |name: &str| -> Result<Option<u64>, crate::SandboxError> {
+            match std::env::var(name) {
+                Ok(value) if value.trim().is_empty() => Ok(None),
+                Ok(value) => parse_bytes(&value).map(Some).ok_or_else(|| {
+                    crate::SandboxError::Config(format!(
+                        "{name}={value:?} is not a number of bytes (e.g. 4G, 512MiB or 1073741824)"
+                    ))
+                }),
+                Err(std::env::VarError::NotPresent) => Ok(None),
+                Err(std::env::VarError::NotUnicode(_)) => Err(crate::SandboxError::Config(format!(
+                    "{name} is not a number of bytes (not UTF-8)"
+                ))),
+            }
+        };
+        if let Some(bytes) = read(COMPILE_CACHE_BYTES_VAR)? {
+            config.compile_cache_bytes = bytes;
+        }
+        if let Some(bytes) = read(FUNCTION_CACHE_BYTES_VAR)? {
+            config.function_cache_bytes = bytes;
+        }
+        Ok(config)
+    }
+}
+
+/// A number of bytes with an optional binary unit: `K`, `M`, `G`, `T`, each
+/// optionally followed by `iB` or `B` (all powers of 1024), case-insensitive
+/// and optionally after a space. `None` when malformed or past `u64`.
+pub(crate) fn parse_bytes(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: u64 = number.parse().ok()?;
+    let unit = unit.trim_start().to_ascii_lowercase();
+    let unit = unit
+        .strip_suffix("ib")
+        .or_else(|| unit.strip_suffix('b'))
+        .unwrap_or(&unit);
+    let shift = match unit {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return None,
+    };
+    number.checked_mul(1u64 << shift)
 }
 
 /// The hidden subcommand under which a bigger binary (the `arbiter` command
@@ -375,4 +467,21 @@ fn operator_cost() -> wasmtime::OperatorCost {
     v.table_init_per_element = 1;
     v.table_grow_per_element = 1;
     cost
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_read_with_binary_units() {
+        assert_eq!(parse_bytes("1073741824"), Some(1 << 30));
+        assert_eq!(parse_bytes("4G"), Some(4 << 30));
+        assert_eq!(parse_bytes(" 512 MiB "), Some(512 << 20));
+        assert_eq!(parse_bytes("64kb"), Some(64 << 10));
+        assert_eq!(parse_bytes("0"), Some(0));
+        for bad in ["", "G", "-1", "1.5G", "4 gigs", "99999999999T"] {
+            assert_eq!(parse_bytes(bad), None, "{bad}");
+        }
+    }
 }

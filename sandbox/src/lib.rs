@@ -73,6 +73,14 @@
 //!   component of one producer embeds (CPython, StarlingMonkey), or every
 //!   Go module, is compiled once ([`BotModule::compilation`] says how much
 //!   was found compiled).
+//! - The disk caches are bounded: compiled modules by
+//!   [`SandboxConfig::compile_cache_bytes`], compiled functions by
+//!   [`SandboxConfig::function_cache_bytes`]. A compile that takes one past
+//!   its bound removes its least recently used entries (loaded, or found
+//!   compiled) until it holds 90% of it ([`Sandbox::cache_sizes`] counts
+//!   them). Several processes may share one cache directory: an entry
+//!   removed while another process loads it is compiled again, and a
+//!   module already loaded keeps running.
 //!
 //! # What it does not guarantee
 //!
@@ -88,6 +96,7 @@
 
 #![deny(missing_docs)]
 
+mod bound;
 mod check;
 mod compile;
 mod component;
@@ -109,7 +118,10 @@ use wasmtime::{Engine, InstanceAllocationStrategy, InstancePre, Linker, PoolingA
 
 pub use check::{ModuleInfo, ModuleKind};
 pub use compile::{Compilation, compiler_child_main};
-pub use config::{CompilerCommand, DEFAULT_FUEL_PER_MS, EMBEDDED_COMPILER_SUBCOMMAND, FUEL_SCHEDULE, SandboxConfig};
+pub use config::{
+    COMPILE_CACHE_BYTES_VAR, CompilerCommand, DEFAULT_FUEL_PER_MS, EMBEDDED_COMPILER_SUBCOMMAND, FUEL_SCHEDULE,
+    FUNCTION_CACHE_BYTES_VAR, SandboxConfig,
+};
 pub use error::{BadReplyReason, CrashReason, FaultKind, ModuleError, SandboxError, TrapKind, TurnFault};
 pub use instance::{BotInstance, TurnReply};
 pub use layout::{StackLayout, stack_layout};
@@ -146,6 +158,10 @@ pub(crate) struct Shared {
     compat: String,
     modules: Mutex<ModuleCache>,
     loads: LoadCounters,
+    /// The compiled modules on disk, bounded.
+    disk_modules: Arc<bound::DiskCache>,
+    /// The compiled functions on disk, bounded.
+    disk_functions: Arc<bound::DiskCache>,
     _tmp: Option<tempfile::TempDir>,
 }
 
@@ -167,6 +183,31 @@ pub struct CacheStats {
     pub disk_hits: u64,
     /// Compiled (in a child process) now.
     pub compiles: u64,
+}
+
+/// What the disk caches hold and how they are bounded
+/// ([`SandboxConfig::compile_cache_bytes`],
+/// [`SandboxConfig::function_cache_bytes`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheSizes {
+    /// Compiled modules and components.
+    pub modules: CacheSize,
+    /// Compiled functions shared between modules.
+    pub functions: CacheSize,
+}
+
+/// One disk cache's size, as this process knows it: the folder as last
+/// scanned (when the sandbox was made, then at every trim) plus what this
+/// process wrote since, each file counted in whole 4 KiB blocks. Other
+/// processes sharing the folder are seen at the next scan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheSize {
+    /// Bytes held (0 until the first scan, started with the sandbox, ends).
+    pub bytes: u64,
+    /// The bound: past it, the least recently used entries are removed.
+    pub limit_bytes: u64,
+    /// Entries this sandbox removed to keep within the bound.
+    pub evictions: u64,
 }
 
 #[derive(Default)]
@@ -395,6 +436,23 @@ impl Sandbox {
         };
 
         let compat = compile::engine_compat_hex(&engine);
+        let disk_modules = Arc::new(bound::DiskCache::new(
+            bound::Kind::Modules,
+            cache_dir.clone(),
+            config.compile_cache_bytes,
+        ));
+        let disk_functions = Arc::new(bound::DiskCache::new(
+            bound::Kind::Functions,
+            cache_dir.clone(),
+            config.function_cache_bytes,
+        ));
+        // Learn what the caches hold (and trim them, if a lowered bound
+        // asks for it) without holding up the caller; a write before the
+        // scan ends waits for it.
+        let scans = [disk_modules.clone(), disk_functions.clone()];
+        let _ = std::thread::Builder::new()
+            .name("arbiter-cache-scan".into())
+            .spawn(move || scans.iter().for_each(|cache| cache.first_scan()));
         Ok(Sandbox {
             shared: Arc::new(Shared {
                 config,
@@ -406,6 +464,8 @@ impl Sandbox {
                 compat,
                 modules: Mutex::new(ModuleCache::default()),
                 loads: LoadCounters::default(),
+                disk_modules,
+                disk_functions,
                 _tmp: tmp,
             }),
         })
@@ -428,13 +488,23 @@ impl Sandbox {
     /// [`Self::inspect`]s a module and compiles it in a child process (time and
     /// memory limited), or takes it from the caches: in memory, then on disk
     /// (keyed by the module's SHA-256 and the engine's compatibility hash).
+    ///
+    /// The disk cache is bounded ([`SandboxConfig::compile_cache_bytes`],
+    /// [`SandboxConfig::function_cache_bytes`]): a compile that takes it past
+    /// its bound removes the least recently loaded entries. A module whose
+    /// artifact was removed, by this process or another sharing the folder,
+    /// even while this call was reading it, is compiled again; one already
+    /// loaded keeps working.
     pub fn load(&self, wasm: &[u8]) -> Result<BotModule, ModuleError> {
         let s = &self.shared;
         if wasm.len() <= s.config.max_binary_bytes() {
             // The same bytes were checked with this configuration before.
             let sha = compile::sha256_hex(wasm);
-            if let Some(m) = lock_cache(&s.modules).get(&sha) {
+            let found = lock_cache(&s.modules).get(&sha);
+            if let Some(m) = found {
                 s.loads.memory.fetch_add(1, Ordering::Relaxed);
+                // Used: the last to go from the disk cache.
+                bound::touch(&self.artifact_path(&sha));
                 return Ok(m);
             }
         }
@@ -443,12 +513,16 @@ impl Sandbox {
             ModuleKind::Core => (&s.engine, s.config.compile_timeout),
             ModuleKind::Component => (&s.component_engine, s.config.component_compile_timeout),
         };
-        let path = s.cache_dir.join(format!("{}-{}.cwasm", info.sha256, s.compat));
+        let path = self.artifact_path(&info.sha256);
         let cached = if path.is_file() {
             match compile::load_artifact(engine, &path, info.kind) {
-                Ok(m) => Some(m),
+                Ok(m) => {
+                    bound::touch(&path);
+                    Some(m)
+                }
                 Err(_) => {
-                    // Stale or damaged: compile again.
+                    // Stale or damaged, or just removed by a trim: compile
+                    // again.
                     let _ = std::fs::remove_file(&path);
                     None
                 }
@@ -468,11 +542,24 @@ impl Sandbox {
                     timeout,
                     memory_bytes: s.config.compile_memory_bytes,
                     settings: codegen(&s.config),
-                    function_cache: s.cache_dir.join(format!("functions-{}", s.compat)),
+                    function_cache: s.cache_dir.join(format!("{}{}", bound::FUNCTIONS_PREFIX, s.compat)),
                 };
-                compilation = Some(compile::compile_in_child(&s.config.compiler, &limits, wasm, &path)?);
-                compile::load_artifact(engine, &path, info.kind)
-                    .map_err(|e| ModuleError::Host(format!("cannot load the compiled module: {e:#}")))?
+                let output = compile::compile_in_child(&s.config.compiler, &limits, wasm, &s.cache_dir)?;
+                compilation = Some(output.compilation);
+                // Loaded before it is renamed into place: once it is there,
+                // another process may trim it away at any moment.
+                let loaded = compile::load_artifact(engine, output.artifact.path(), info.kind)
+                    .map_err(|e| ModuleError::Host(format!("cannot load the compiled module: {e:#}")))?;
+                let bytes = output.artifact.as_file().metadata().map_or(0, |m| m.len());
+                output
+                    .artifact
+                    .persist(&path)
+                    .map_err(|e| ModuleError::Host(format!("cannot store {}: {e}", path.display())))?;
+                s.disk_modules.wrote(bound::disk_bytes(bytes));
+                if output.function_bytes > 0 {
+                    s.disk_functions.wrote(output.function_bytes);
+                }
+                loaded
             }
         };
         let link = |e: wasmtime::Error| ModuleError::Host(format!("cannot link the module: {e:#}"));
@@ -501,8 +588,30 @@ impl Sandbox {
         let found = lock_cache(&self.shared.modules).get(sha256);
         if found.is_some() {
             self.shared.loads.memory.fetch_add(1, Ordering::Relaxed);
+            bound::touch(&self.artifact_path(sha256));
         }
         found
+    }
+
+    /// Where the artifact of the module with digest `sha256` is kept.
+    fn artifact_path(&self, sha256: &str) -> PathBuf {
+        let s = &self.shared;
+        s.cache_dir.join(format!("{sha256}-{}.cwasm", s.compat))
+    }
+
+    /// What the disk caches hold, their bounds and how many entries this
+    /// sandbox removed to keep within them. Cheap: counts kept in memory,
+    /// no file-system access.
+    pub fn cache_sizes(&self) -> CacheSizes {
+        let size = |cache: &bound::DiskCache| CacheSize {
+            bytes: cache.bytes(),
+            limit_bytes: cache.limit(),
+            evictions: cache.evictions(),
+        };
+        CacheSizes {
+            modules: size(&self.shared.disk_modules),
+            functions: size(&self.shared.disk_functions),
+        }
     }
 
     /// How often modules were found in each cache so far.

@@ -10,10 +10,12 @@
 //! - `rust_bot`: real Rust bots built for wasm32-wasip1 from `tests/bots`.
 //! - `determinism`: same module, seed and requests give the same bytes and fuel.
 //! - `cache`: the compiler child process and the artifact cache.
+//! - `bounds`: the disk caches' size bounds, alone and shared.
 //! - `components`: WASI 0.2 components built by the kits' producers.
 //! - `closing`: the end of a game (stdin closed, the bot may exit).
 //! - `iovecs`: reads and writes with several iovecs.
 
+mod bounds;
 mod cache;
 mod checks;
 mod closing;

@@ -128,7 +128,9 @@ impl Core {
             cache_dir: Some(data_dir.join("compiled")),
             compiler,
             instance_slots: budgets.instance_slots(),
-            ..SandboxConfig::default()
+            // The disk caches' bounds, from ARBITER_COMPILE_CACHE_BYTES and
+            // ARBITER_FUNCTION_CACHE_BYTES.
+            ..SandboxConfig::from_env().map_err(|e| Error::host("cannot start the WebAssembly sandbox", &e))?
         };
         let sandbox =
             Sandbox::new(sandbox_config).map_err(|e| Error::host("cannot start the WebAssembly sandbox", &e))?;

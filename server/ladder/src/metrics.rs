@@ -55,6 +55,9 @@ pub const QUEUE_STATUSES: [&str; 2] = ["queued", "running"];
 pub const CHECK_VERDICTS: [&str; 3] = ["active", "rejected", "error"];
 /// Where `arbiter_module_loads_total` says a module came from.
 pub const MODULE_SOURCES: [&str; 3] = ["memory", "disk", "compile"];
+/// The disk caches of `arbiter_compile_cache_bytes` and its companions:
+/// compiled modules and compiled functions.
+pub const DISK_CACHES: [&str; 2] = ["modules", "functions"];
 
 /// The content type of [`Metrics::render`]'s text: Prometheus's text
 /// exposition format.
@@ -90,6 +93,11 @@ struct Inner {
     slow_acquires: IntCounter,
     slow_statements: IntCounter,
     module_loads: IntCounterVec,
+    /// Bytes each disk cache holds, its bound, and entries removed to keep
+    /// within it (read from the sandbox when scraped).
+    cache_bytes: IntGaugeVec,
+    cache_limit: IntGaugeVec,
+    cache_evictions: IntCounterVec,
     /// The last successful read of the queue's depth.
     last_queue: Mutex<Option<QueueRead>>,
     /// Whether a read of the queue's depth is under way (a scrape does
@@ -287,6 +295,37 @@ impl Metrics {
                 "Modules the sandbox loaded, by where from: memory (a cache hit), disk (compiled before) or compile",
                 &["source"],
             ),
+            cache_bytes: register(
+                &r,
+                IntGaugeVec::new(
+                    Opts::new(
+                        "compile_cache_bytes",
+                        "Bytes a disk cache holds (modules: compiled modules; functions: compiled functions they \
+                         share), in 4 KiB blocks, as this process counts them",
+                    )
+                    .namespace("arbiter"),
+                    &["cache"],
+                )
+                .expect("a valid metric"),
+            ),
+            cache_limit: register(
+                &r,
+                IntGaugeVec::new(
+                    Opts::new(
+                        "compile_cache_limit_bytes",
+                        "The bound of a disk cache: past it, its least recently used entries are removed",
+                    )
+                    .namespace("arbiter"),
+                    &["cache"],
+                )
+                .expect("a valid metric"),
+            ),
+            cache_evictions: counters(
+                &r,
+                "compile_cache_evictions_total",
+                "Entries this process removed from a disk cache to keep within its bound",
+                &["cache"],
+            ),
             sandbox: sandbox.clone(),
             registry: r,
             last_queue: Mutex::new(None),
@@ -317,6 +356,11 @@ impl Metrics {
         }
         for source in MODULE_SOURCES {
             inner.module_loads.with_label_values(&[source]);
+        }
+        for cache in DISK_CACHES {
+            inner.cache_bytes.with_label_values(&[cache]);
+            inner.cache_limit.with_label_values(&[cache]);
+            inner.cache_evictions.with_label_values(&[cache]);
         }
         // Both `serve` and `worker --metrics` answer this route.
         inner.requests.with_label_values(&["GET", "/metrics", "200"]);
@@ -525,6 +569,18 @@ impl Metrics {
             counter.reset();
             counter.inc_by(count);
         }
+        let sizes = inner.sandbox.cache_sizes();
+        for (cache, size) in DISK_CACHES.into_iter().zip([sizes.modules, sizes.functions]) {
+            let gauge = |bytes: u64| i64::try_from(bytes).unwrap_or(i64::MAX);
+            inner.cache_bytes.with_label_values(&[cache]).set(gauge(size.bytes));
+            inner
+                .cache_limit
+                .with_label_values(&[cache])
+                .set(gauge(size.limit_bytes));
+            let counter = inner.cache_evictions.with_label_values(&[cache]);
+            counter.reset();
+            counter.inc_by(size.evictions);
+        }
         let mut text = Vec::new();
         if let Err(error) = TextEncoder::new().encode(&inner.registry.gather(), &mut text) {
             tracing::warn!(%error, "metrics: cannot encode");
@@ -635,6 +691,43 @@ mod tests {
         assert!((0.0..1.0).contains(&round_trip), "{round_trip}");
         assert!(sample(&text, "arbiter_queue_read_age_seconds").is_some(), "{text}");
         drop(held);
+    }
+
+    /// The disk caches' sizes, bounds and evictions are there from the
+    /// first scrape, labelled by cache.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn disk_caches_show_their_bounds() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let db = Db::open_sqlite(&dir.path().join("arbiter.db"))
+            .await
+            .expect("a database");
+        let sandbox = Sandbox::new(arbiter_sandbox::SandboxConfig {
+            cache_dir: Some(dir.path().join("compiled")),
+            compile_cache_bytes: 123_456,
+            function_cache_bytes: 654_321,
+            instance_slots: 1,
+            ..arbiter_sandbox::SandboxConfig::default()
+        })
+        .expect("a sandbox");
+        let text = Metrics::new(&sandbox).render(&db).await;
+        for (cache, limit) in [("modules", 123_456.0), ("functions", 654_321.0)] {
+            let series = |name: &str| format!("{name}{{cache=\"{cache}\"}}");
+            assert_eq!(
+                sample(&text, &series("arbiter_compile_cache_limit_bytes")),
+                Some(limit),
+                "{text}"
+            );
+            assert_eq!(
+                sample(&text, &series("arbiter_compile_cache_bytes")),
+                Some(0.0),
+                "{text}"
+            );
+            assert_eq!(
+                sample(&text, &series("arbiter_compile_cache_evictions_total")),
+                Some(0.0),
+                "{text}"
+            );
+        }
     }
 
     /// The driver's slow waits and statements are told apart by their
