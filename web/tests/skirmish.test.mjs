@@ -8,6 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import { launchBrowser, requireBuilt, screenshot, startServer, until, watchErrors } from './support.mjs';
 
 let server;
@@ -162,12 +163,17 @@ test('a running skirmish match is drawn live', async () => {
   assert.ok(Number(drawn) >= 1, `the map after a played tick (${drawn})`);
 });
 
-test('the training data downloads as JSON lines', async () => {
+test('the training data downloads as gzipped JSON lines', async () => {
   // The live page of the test before may reload itself as its match ends,
   // aborting a navigation that starts at that moment: then go again.
   await page.goto(`/matches/${matchId}`).catch(() => page.goto(`/matches/${matchId}`));
-  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-jsonl').click()]);
-  const text = fs.readFileSync(await download.path(), 'utf8');
+  // The first download makes the file (seconds in a test build).
+  const [download] = await Promise.all([
+    page.waitForEvent('download', { timeout: 120_000 }),
+    page.locator('#download-jsonl').click(),
+  ]);
+  assert.equal(download.suggestedFilename(), `arbiter-match-${matchId}.jsonl.gz`);
+  const text = zlib.gunzipSync(fs.readFileSync(await download.path())).toString('utf8');
   const lines = text.trim().split('\n').map((l) => JSON.parse(l));
   const replay = await api(`/api/matches/${matchId}/replay`);
   const ticks = replay.games.reduce((n, g) => n + g.record.game.ticks.length, 0);
@@ -175,5 +181,8 @@ test('the training data downloads as JSON lines', async () => {
   assert.equal(lines[0].game, 1);
   assert.equal(lines[0].tick, 0);
   assert.ok(lines[0].obs.map, 'the first observation has the map');
+  // Made once, its size is on the link from then on.
+  await page.goto(`/matches/${matchId}`);
+  assert.match(await page.locator('#download-jsonl').innerText(), /\(JSONL, gzip, [\d.]+ [KM]?B\)/);
   assert.deepEqual(errors, []);
 });

@@ -1,6 +1,7 @@
 //! Matches as callers read them: lists (by ladder, status, bot, tournament,
-//! page), one match, a bot's recent matches, a finished match's replay, and
-//! the logs its bots' owners may read.
+//! page), one match, a bot's recent matches, a finished match's replay, a
+//! skirmish match's frames and training data (computed once, then kept),
+//! and the logs its bots' owners may read.
 //!
 //! Every read of a match goes through [`MatchSummary`], so the JSON API and
 //! the pages show the same thing. A status or kind the database holds that
@@ -338,16 +339,275 @@ pub async fn seed(db: &Db, id: MatchId) -> Result<i64> {
 /// [`Error::Unavailable`] if the database or the blob store cannot answer,
 /// or the blob store has lost the replay the match refers to.
 pub async fn replay_bytes(core: &Core, id: MatchId) -> Result<Vec<u8>> {
+    let key = replay_key(&core.db, id).await?;
+    read_replay(core, id, &key).await
+}
+
+/// The key of match `id`'s stored replay (`matches.replay_sha256`).
+/// [`Error::NotFound`] if there is no such match or it has no replay yet.
+pub async fn replay_key(db: &Db, id: MatchId) -> Result<String> {
     let key: Option<Option<String>> = sqlx::query_scalar("SELECT replay_sha256 FROM matches WHERE id = $1")
         .bind(id.0)
-        .fetch_optional(&core.db.pool)
+        .fetch_optional(&db.pool)
         .await?;
-    let key = key
-        .ok_or_else(|| Error::not_found(format!("match {id}")))?
-        .ok_or_else(|| Error::NotFound(format!("match {id} has no replay yet")))?;
-    crate::replays::read(&core.db, &core.blobs, &key)
+    key.ok_or_else(|| Error::not_found(format!("match {id}")))?
+        .ok_or_else(|| Error::NotFound(format!("match {id} has no replay yet")))
+}
+
+/// The replay stored under `key` (match `id`'s), decompressed.
+async fn read_replay(core: &Core, id: MatchId, key: &str) -> Result<Vec<u8>> {
+    crate::replays::read(&core.db, &core.blobs, key)
         .await?
         .ok_or_else(|| Error::Unavailable(format!("the replay of match {id} is missing from storage")))
+}
+
+// Skirmish frames and training data.
+//
+// Both are re-simulations of the replay's records (every state digest
+// checked), which cost far more than serving them: a house match's frames
+// hundreds of milliseconds of a core per game, its training data seconds
+// (`cargo bench -p arbiter --bench frames`). So each is computed once,
+// when first asked for, and kept: in the `replays` table under a key
+// derived from the replay's ([`crate::replays::derived_key`]), and frames
+// also in a bounded in-memory cache. Computing them when a match is
+// recorded would charge every skirmish match, most never viewed, a
+// re-simulation of both games on the workers' cores (and store megabytes
+// of training data per match); computing them when asked serves matches
+// recorded before they were kept the same way. One computation of
+// each kind runs at a time in a process, so a crowd asking for many
+// matches at once queues instead of taking every core, and a crowd asking
+// for one match computes it once.
+
+/// The most bytes of frames JSON the in-memory cache keeps (about a hundred
+/// games of a house match, 280 KB each); the oldest go first.
+const FRAMES_CACHE_BYTES: usize = 32 << 20;
+
+/// A game's frames as kept: the JSON, and a slot for the same bytes
+/// gzipped, which the web layer fills the first time a client accepts gzip
+/// (the ladder has no gzip encoder), so that no answer is compressed twice.
+#[derive(Clone, Debug)]
+pub struct KeptFrames {
+    /// The frames JSON, as [`frames_json_recomputed`] gives it.
+    pub json: std::sync::Arc<Vec<u8>>,
+    /// The JSON gzipped, once someone has made it.
+    pub gzip: std::sync::Arc<tokio::sync::OnceCell<std::sync::Arc<Vec<u8>>>>,
+}
+
+impl KeptFrames {
+    fn new(json: Vec<u8>) -> KeptFrames {
+        KeptFrames {
+            json: std::sync::Arc::new(json),
+            gzip: std::sync::Arc::default(),
+        }
+    }
+}
+
+/// Frames by replay key and game, oldest first.
+#[derive(Default)]
+struct FramesCache {
+    entries: std::collections::HashMap<(String, usize), KeptFrames>,
+    order: std::collections::VecDeque<(String, usize)>,
+    bytes: usize,
+}
+
+impl FramesCache {
+    fn get(&self, key: &(String, usize)) -> Option<KeptFrames> {
+        self.entries.get(key).cloned()
+    }
+
+    /// Keeps `frames` (counting their JSON: the gzip form is a fraction of
+    /// it) unless they are there already; gives back what is kept.
+    fn insert(&mut self, key: (String, usize), frames: KeptFrames) -> KeptFrames {
+        if let Some(kept) = self.entries.get(&key) {
+            return kept.clone();
+        }
+        let size = frames.json.len();
+        if size > FRAMES_CACHE_BYTES {
+            return frames;
+        }
+        while self.bytes + size > FRAMES_CACHE_BYTES {
+            let Some(oldest) = self.order.pop_front() else { break };
+            if let Some(gone) = self.entries.remove(&oldest) {
+                self.bytes -= gone.json.len();
+            }
+        }
+        self.bytes += size;
+        self.order.push_back(key.clone());
+        self.entries.insert(key, frames.clone());
+        frames
+    }
+}
+
+/// This process's frames, by replay key: a replay's key names its content,
+/// so one cache serves every core of the process.
+static FRAMES_CACHE: std::sync::LazyLock<std::sync::Mutex<FramesCache>> = std::sync::LazyLock::new(Default::default);
+
+/// One frames computation at a time in this process.
+static FRAMES_COMPUTING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+
+/// One training-data computation at a time in this process.
+static TRAINING_COMPUTING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+
+fn cached_frames(key: &(String, usize)) -> Option<KeptFrames> {
+    FRAMES_CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(key)
+}
+
+fn cache_frames(key: (String, usize), frames: KeptFrames) -> KeptFrames {
+    FRAMES_CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(key, frames)
+}
+
+/// The name of game `game`'s frames among a replay's derived artifacts.
+fn frames_name(game: usize) -> String {
+    format!("frames-{}.json", game + 1)
+}
+
+/// The name of the gzipped training data among a replay's derived
+/// artifacts.
+const TRAINING_GZIP: &str = "training.jsonl.gz";
+
+/// Runs a re-simulation on a blocking thread.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::Internal(format!("a re-simulation stopped: {e}")))?
+}
+
+/// The skirmish replay in `json` (match `id`'s), or why it has no frames
+/// or training data: [`Error::NotFound`] for another game's replay.
+fn skirmish_replay(id: MatchId, json: &[u8]) -> Result<Replay> {
+    let replay = Replay::from_json(json).map_err(|e| Error::Internal(format!("the replay of match {id}: {e}")))?;
+    // Another game's match has none: the resource does not exist.
+    if replay.variant() != Some(arbiter_games::Variant::Skirmish) {
+        return Err(Error::NotFound(format!(
+            "frames and training data exist for skirmish matches only; match {id} is {}",
+            replay.game
+        )));
+    }
+    Ok(replay)
+}
+
+/// The frames of game `game` (0 or 1) of the replay `json` (match `id`'s)
+/// as JSON ([`arbiter_referee::frames::frames`]), re-simulated now
+/// (blocking: hundreds of milliseconds for a house match's game).
+/// [`Error::NotFound`] for another game's replay; [`Error::Internal`] for
+/// a replay that does not re-simulate or has no such game.
+pub fn frames_from_replay(id: MatchId, json: &[u8], game: usize) -> Result<Vec<u8>> {
+    let replay = skirmish_replay(id, json)?;
+    let frames = arbiter_referee::frames::frames(&replay, game)
+        .map_err(|e| Error::Internal(format!("the replay of match {id} does not re-simulate: {e}")))?;
+    serde_json::to_vec(&frames).map_err(|e| Error::Internal(e.to_string()))
+}
+
+/// Game `game` (0 or 1) of skirmish match `id` as frames JSON, computed
+/// from its replay on every call: what the server did before frames were
+/// kept, and the baseline they are measured against. Errors as
+/// [`frames_json`]'s.
+pub async fn frames_json_recomputed(core: &Core, id: MatchId, game: usize) -> Result<Vec<u8>> {
+    let json = replay_bytes(core, id).await?;
+    blocking(move || frames_from_replay(id, &json, game)).await
+}
+
+/// Game `game` (0 or 1) of skirmish match `id` as frames: the JSON
+/// [`frames_json_recomputed`] gives, from the in-memory cache, else from
+/// the database, else computed now from the replay (then kept in both).
+/// [`Error::NotFound`] if there is no such match, it has no replay yet or
+/// is not skirmish; [`Error::Unavailable`] if storage cannot answer;
+/// [`Error::Internal`] if its replay does not re-simulate.
+pub async fn frames_json(core: &Core, id: MatchId, game: usize) -> Result<KeptFrames> {
+    let key = replay_key(&core.db, id).await?;
+    let cache_key = (key.clone(), game);
+    if let Some(kept) = cached_frames(&cache_key) {
+        return Ok(kept);
+    }
+    let derived = crate::replays::derived_key(&key, &frames_name(game));
+    if let Some(json) = crate::replays::read_derived(&core.db, &derived).await? {
+        return Ok(cache_frames(cache_key, KeptFrames::new(json)));
+    }
+    let _computing = FRAMES_COMPUTING
+        .acquire()
+        .await
+        .map_err(|e| Error::Internal(e.to_string()))?;
+    // Whoever held the permit before may have computed these.
+    if let Some(kept) = cached_frames(&cache_key) {
+        return Ok(kept);
+    }
+    let replay = read_replay(core, id, &key).await?;
+    let json = blocking(move || frames_from_replay(id, &replay, game)).await?;
+    crate::replays::store_derived(&core.db, &derived, json.clone()).await?;
+    Ok(cache_frames(cache_key, KeptFrames::new(json)))
+}
+
+/// The replay `json` (match `id`'s) as training data
+/// ([`arbiter_referee::skirmish::training_lines`]): one JSON line per game,
+/// tick and side, each ending in a newline, re-simulated now (blocking).
+/// Errors as [`frames_from_replay`]'s.
+pub fn training_from_replay(id: MatchId, json: &[u8]) -> Result<Vec<u8>> {
+    let replay = skirmish_replay(id, json)?;
+    let lines = arbiter_referee::skirmish::training_lines(&replay)
+        .map_err(|e| Error::Internal(format!("the replay of match {id} does not re-simulate: {e}")))?;
+    let mut out = Vec::with_capacity(lines.iter().map(|line| line.len() + 1).sum());
+    for line in lines {
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+    Ok(out)
+}
+
+/// Skirmish match `id` as training data (JSONL, uncompressed), computed
+/// from its replay on every call (tens of megabytes for a house match).
+/// Errors as [`frames_json`]'s.
+pub async fn training_jsonl(core: &Core, id: MatchId) -> Result<Vec<u8>> {
+    let json = replay_bytes(core, id).await?;
+    blocking(move || training_from_replay(id, &json)).await
+}
+
+/// Skirmish match `id` as gzipped training data: [`training_jsonl`]'s
+/// bytes through `gzip`, computed once and then read from the database.
+/// `gzip` is called only when they are computed. Errors as
+/// [`frames_json`]'s; a `gzip` that fails is [`Error::Internal`].
+pub async fn training_gzip<F, Fut>(core: &Core, id: MatchId, gzip: F) -> Result<Vec<u8>>
+where
+    F: FnOnce(Vec<u8>) -> Fut,
+    Fut: Future<Output = std::io::Result<Vec<u8>>>,
+{
+    let key = replay_key(&core.db, id).await?;
+    let derived = crate::replays::derived_key(&key, TRAINING_GZIP);
+    if let Some(bytes) = crate::replays::read_derived(&core.db, &derived).await? {
+        return Ok(bytes);
+    }
+    let _computing = TRAINING_COMPUTING
+        .acquire()
+        .await
+        .map_err(|e| Error::Internal(e.to_string()))?;
+    // Whoever held the permit before may have computed it.
+    if let Some(bytes) = crate::replays::read_derived(&core.db, &derived).await? {
+        return Ok(bytes);
+    }
+    let replay = read_replay(core, id, &key).await?;
+    let jsonl = blocking(move || training_from_replay(id, &replay)).await?;
+    let gzipped = gzip(jsonl)
+        .await
+        .map_err(|e| Error::Internal(format!("cannot gzip the training data of match {id}: {e}")))?;
+    crate::replays::store_derived(&core.db, &derived, gzipped.clone()).await?;
+    Ok(gzipped)
+}
+
+/// The size in bytes of skirmish match `id`'s gzipped training data if it
+/// has been computed ([`training_gzip`]), else `None` (also for a match
+/// without a replay). [`Error::Unavailable`] if storage cannot answer.
+pub async fn training_gzip_size(db: &Db, id: MatchId) -> Result<Option<u64>> {
+    let key = match replay_key(db, id).await {
+        Ok(key) => key,
+        Err(Error::NotFound(_)) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    crate::replays::derived_size(db, &crate::replays::derived_key(&key, TRAINING_GZIP)).await
 }
 
 /// Which participants of match `id` (0, 1, or both, ascending) are bots

@@ -18,6 +18,14 @@
 //! matches recorded before the table existed are files in the folder).
 //! Either way the bytes read back decompress to exactly the JSON the
 //! referee produced.
+//!
+//! The same table keeps what is derived from a replay and costly to derive
+//! again (a skirmish game's frames, a skirmish match's training data): each
+//! under [`derived_key`], a SHA-256 of the replay's key and the artifact's
+//! name, which no replay's key can equal. Such rows are written when first
+//! asked for ([`store_derived`]), in every configuration (object storage
+//! included: they are the database's, like the replays of a local folder),
+//! and are never referred to by a match.
 
 use crate::blobs::{Blobs, compress, sha256_hex};
 use crate::db::Db;
@@ -85,5 +93,68 @@ pub async fn read(db: &Db, blobs: &Blobs, key: &str) -> Result<Option<Vec<u8>>, 
             let key = key.to_owned();
             Ok(blobs.run(move |blobs| blobs.get_zstd(&key)).await?)
         }
+    }
+}
+
+/// The key of the artifact `name` (e.g. `frames-1.json`) derived from the
+/// replay stored under `replay_key`: the same two always give the same key,
+/// and it is never the key of a replay (it hashes words no zstd frame
+/// starts with).
+pub fn derived_key(replay_key: &str, name: &str) -> String {
+    sha256_hex(format!("arbiter derived artifact\n{name}\n{replay_key}").as_bytes())
+}
+
+/// Stores `content`, compressed with zstd, under `key` (a [`derived_key`]).
+/// The same key twice is stored once: the first writer's bytes stay. A
+/// database that cannot be reached is [`Error::Unavailable`]; any other
+/// database failure is [`Error::Internal`].
+pub async fn store_derived(db: &Db, key: &str, content: Vec<u8>) -> Result<(), Error> {
+    let compressed = tokio::task::spawn_blocking(move || compress(&content))
+        .await
+        .map_err(|e| Error::Internal(format!("compressing a derived artifact: {e}")))??;
+    sqlx::query("INSERT INTO replays (sha256, zstd) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING")
+        .bind(key)
+        .bind(compressed)
+        .execute(&db.pool)
+        .await?;
+    Ok(())
+}
+
+/// The content stored under `key` by [`store_derived`], decompressed;
+/// `None` if there is none. Errors as [`read`]'s.
+pub async fn read_derived(db: &Db, key: &str) -> Result<Option<Vec<u8>>, Error> {
+    let row: Option<Vec<u8>> = sqlx::query_scalar("SELECT zstd FROM replays WHERE sha256 = $1")
+        .bind(key)
+        .fetch_optional(&db.pool)
+        .await?;
+    match row {
+        Some(compressed) => Ok(Some(
+            tokio::task::spawn_blocking(move || zstd::decode_all(compressed.as_slice()))
+                .await
+                .map_err(|e| Error::Internal(format!("decompressing a derived artifact: {e}")))??,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// The size in bytes of the content stored under `key` by
+/// [`store_derived`], read from the zstd frame header alone (the first
+/// bytes of the row); `None` if there is none. Errors as [`read`]'s.
+pub async fn derived_size(db: &Db, key: &str) -> Result<Option<u64>, Error> {
+    // 18 bytes: the longest a zstd frame header is (the content size is
+    // in it). `substr` of a blob (SQLite) or a bytea (PostgreSQL) counts
+    // bytes.
+    let header: Option<Vec<u8>> = sqlx::query_scalar("SELECT substr(zstd, 1, 18) FROM replays WHERE sha256 = $1")
+        .bind(key)
+        .fetch_optional(&db.pool)
+        .await?;
+    match header {
+        None => Ok(None),
+        Some(header) => match zstd::zstd_safe::get_frame_content_size(&header) {
+            Ok(Some(size)) => Ok(Some(size)),
+            _ => Err(Error::Internal(format!(
+                "the derived artifact {key} has no content size"
+            ))),
+        },
     }
 }

@@ -1,5 +1,5 @@
-//! Matches: lists, details, replays (JSON and Othello transcript) and the
-//! owner-only logs.
+//! Matches: lists, details, replays (JSON and Othello transcript), skirmish
+//! frames and training data (plain and gzipped), and the owner-only logs.
 
 use crate::api::ApiQuery;
 use crate::api::{ErrorResponse, True};
@@ -12,11 +12,15 @@ use arbiter_ladder::matches::{self, MatchFilter, MatchLog, MatchSummary};
 use arbiter_ladder::model::{MatchId, MatchStatus, UserId};
 use arbiter_referee::Replay;
 use axum::Json;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query, State};
-use axum::http::header;
+use axum::http::{Extensions, HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use tower_http::compression::CompressionLayer;
+use std::convert::Infallible;
+use std::sync::Arc;
+use tower::{Layer, ServiceExt};
+use tower_http::compression::{CompressionLayer, CompressionLevel};
 use utoipa::ToSchema;
 use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
 use utoipa_axum::routes;
@@ -30,6 +34,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(transcript))
         .routes(compressed(routes!(frames)))
         .routes(compressed(routes!(training)))
+        // A gzip file already: not compressed again.
+        .routes(routes!(training_gz))
         .routes(routes!(logs))
 }
 
@@ -225,26 +231,12 @@ async fn transcript(State(state): State<AppState>, Path(id): Path<String>) -> Ap
         .into_response())
 }
 
-/// A finished skirmish match's replay, or the reason it has none.
-async fn skirmish_replay(state: &AppState, id: i64) -> ApiResult<Replay> {
-    let bytes = matches::replay_bytes(&state.core, MatchId(id)).await?;
-    let replay = Replay::from_json(&bytes).map_err(|e| ApiError(Error::Internal(e.to_string())))?;
-    // Another game's match has none: the resource does not exist (the
-    // request itself is well formed, as the document allows it).
-    if replay.variant() != Some(Variant::Skirmish) {
-        return Err(ApiError(Error::NotFound(format!(
-            "frames and training data exist for skirmish matches only; match {id} is {}",
-            replay.game
-        ))));
-    }
-    Ok(replay)
-}
-
 /// `GET /api/matches/{id}/frames?game=N`: a skirmish game (game 1 or 2,
 /// default 1) as frames for viewers: the map, the start, what changed in
-/// every tick, and the end (re-simulated from the replay's record).
+/// every tick, and the end (re-simulated from the replay's record when
+/// first asked for, then kept: see [`matches::frames_json`]).
 #[utoipa::path(get, path = "/matches/{id}/frames", tag = "matches",
-    summary = "A skirmish game as frames for viewers: the map, the start, what changed in every tick, the end (gzip when asked)",
+    summary = "A skirmish game as frames for viewers: the map, the start, what changed in every tick, the end (gzip when asked; computed once, then kept)",
     params(
         ("id" = i64, Path, description = ID, minimum = 1),
         ("game" = Option<String>, Query, description = "1 (default) or 2", pattern = "^[12]$"),
@@ -256,6 +248,7 @@ async fn frames(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(query): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
 ) -> ApiResult<Response> {
     let id = parse_id(&id)?;
     let games: Vec<&str> = query
@@ -269,44 +262,88 @@ async fn frames(
         [other] => return Err(ApiError(Error::Invalid(format!("game must be 1 or 2, not {other:?}")))),
         _ => return Err(ApiError(Error::Invalid("give game once: 1 or 2".into()))),
     };
-    let replay = skirmish_replay(&state, id).await?;
-    let body = tokio::task::spawn_blocking(move || {
-        arbiter_referee::frames::frames(&replay, game).map(|frames| serde_json::to_vec(&frames))
-    })
-    .await
-    .map_err(|e| ApiError(Error::Internal(e.to_string())))?
-    .map_err(|e| {
-        ApiError(Error::Internal(format!(
-            "the replay of match {id} does not re-simulate: {e}"
-        )))
-    })?
-    .map_err(|e| ApiError(Error::Internal(e.to_string())))?;
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+    let kept = matches::frames_json(&state.core, MatchId(id), game).await?;
+    if !accepts_gzip(&headers) {
+        return Ok((
+            [(header::CONTENT_TYPE, "application/json")],
+            Body::from(Bytes::from_owner(Shared(kept.json))),
+        )
+            .into_response());
+    }
+    // Gzipped once, then served as kept (the compression layer leaves an
+    // answer with a `Content-Encoding` alone).
+    let gzipped = kept
+        .gzip
+        .get_or_try_init(|| async { gzip(kept.json.to_vec(), FRAMES_GZIP_LEVEL).await.map(Arc::new) })
+        .await
+        .map_err(|e| ApiError(Error::Internal(format!("cannot gzip the frames of match {id}: {e}"))))?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CONTENT_ENCODING, "gzip"),
+            (header::VARY, "accept-encoding"),
+        ],
+        Body::from(Bytes::from_owner(Shared(Arc::clone(gzipped)))),
+    )
+        .into_response())
+}
+
+/// Whether `Accept-Encoding` names gzip (or `*`) with a weight above zero.
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|coding| {
+            let mut parts = coding.split(';').map(str::trim);
+            let name = parts.next().unwrap_or("");
+            let zero = parts.any(|p| {
+                p.strip_prefix("q=")
+                    .is_some_and(|q| q.parse::<f32>().is_ok_and(|q| q <= 0.0))
+            });
+            (name.eq_ignore_ascii_case("gzip") || name == "*") && !zero
+        })
+}
+
+/// Bytes kept in a cache, served without a copy.
+struct Shared(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for Shared {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_slice()
+    }
 }
 
 /// `GET /api/matches/{id}/training.jsonl`: a skirmish match as training
 /// data, one JSON line per game, tick and side (see `arbiter replay export
-/// --jsonl`).
+/// --jsonl`). To a client that accepts gzip, the gzip file of
+/// `training.jsonl.gz` as the `Content-Encoding` (made once, then kept);
+/// to another, re-simulated on every request.
 #[utoipa::path(get, path = "/matches/{id}/training.jsonl", tag = "matches",
-    summary = "A skirmish match as training data: one JSON line per game, tick and side (application/x-ndjson)",
+    summary = "A skirmish match as training data: one JSON line per game, tick and side (application/x-ndjson; gzip on the wire when asked; training.jsonl.gz is the same lines as a gzip file)",
     params(("id" = i64, Path, description = ID, minimum = 1)),
     responses(
         (status = 200, description = "one JSON object per line", content_type = "application/x-ndjson", body = String),
     ))]
-async fn training(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
+async fn training(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> ApiResult<Response> {
     let id = parse_id(&id)?;
-    let replay = skirmish_replay(&state, id).await?;
-    let lines = tokio::task::spawn_blocking(move || arbiter_referee::skirmish::training_lines(&replay))
-        .await
-        .map_err(|e| ApiError(Error::Internal(e.to_string())))?
-        .map_err(|e| {
-            ApiError(Error::Internal(format!(
-                "the replay of match {id} does not re-simulate: {e}"
-            )))
-        })?;
-    let mut body = lines.join("\n");
-    body.push('\n');
     let disposition = format!("attachment; filename=\"arbiter-match-{id}.jsonl\"");
+    if accepts_gzip(&headers) {
+        let gzipped =
+            matches::training_gzip(&state.core, MatchId(id), |jsonl| gzip(jsonl, TRAINING_GZIP_LEVEL)).await?;
+        return Ok((
+            [
+                (header::CONTENT_TYPE, "application/x-ndjson".to_string()),
+                (header::CONTENT_DISPOSITION, disposition),
+                (header::CONTENT_ENCODING, "gzip".to_string()),
+                (header::VARY, "accept-encoding".to_string()),
+            ],
+            gzipped,
+        )
+            .into_response());
+    }
+    let body = matches::training_jsonl(&state.core, MatchId(id)).await?;
     Ok((
         [
             (header::CONTENT_TYPE, "application/x-ndjson".to_string()),
@@ -315,6 +352,73 @@ async fn training(State(state): State<AppState>, Path(id): Path<String>) -> ApiR
         body,
     )
         .into_response())
+}
+
+/// `GET /api/matches/{id}/training.jsonl.gz`: the lines of
+/// `training.jsonl` as a gzip file (not a `Content-Encoding`: what is
+/// saved stays compressed), made when first asked for and then kept.
+#[utoipa::path(get, path = "/matches/{id}/training.jsonl.gz", tag = "matches",
+    summary = "A skirmish match as gzipped training data: the lines of training.jsonl in a gzip file (application/gzip), made once, then kept",
+    params(("id" = i64, Path, description = ID, minimum = 1)),
+    responses(
+        (status = 200, description = "a gzip file (binary) of one JSON object per line", content_type = "application/gzip", body = String),
+    ))]
+async fn training_gz(State(state): State<AppState>, Path(id): Path<String>) -> ApiResult<Response> {
+    let id = parse_id(&id)?;
+    let body = matches::training_gzip(&state.core, MatchId(id), |jsonl| gzip(jsonl, TRAINING_GZIP_LEVEL)).await?;
+    let disposition = format!("attachment; filename=\"arbiter-match-{id}.jsonl.gz\"");
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/gzip".to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// How hard the training data is gzipped: gzip's default (level 6). The
+/// first download waits for it, so the slowest levels, a few percent
+/// smaller, are not worth their time.
+const TRAINING_GZIP_LEVEL: CompressionLevel = CompressionLevel::Default;
+
+/// How hard frames are gzipped: gzip's default, once per game while the
+/// process keeps them.
+const FRAMES_GZIP_LEVEL: CompressionLevel = CompressionLevel::Default;
+
+/// `bytes` as a gzip file at `level`, made by the same encoder that
+/// compresses the answers (tower-http's), on a blocking thread: tens of
+/// megabytes of training data take a good part of a second.
+pub async fn gzip(bytes: Vec<u8>, level: CompressionLevel) -> std::io::Result<Vec<u8>> {
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || runtime.block_on(gzip_here(bytes, level)))
+        .await
+        .map_err(std::io::Error::other)?
+}
+
+/// [`gzip`] on the calling task.
+async fn gzip_here(bytes: Vec<u8>, level: CompressionLevel) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Some(bytes);
+    let answer = tower::service_fn(move |_: axum::extract::Request| {
+        let body = Body::from(bytes.take().unwrap_or_default());
+        async move { Ok::<_, Infallible>(Response::new(body)) }
+    });
+    let compress = CompressionLayer::new()
+        .quality(level)
+        .compress_when(|_, _, _: &HeaderMap, _: &Extensions| true)
+        .layer(answer);
+    let request = axum::extract::Request::builder()
+        .header(header::ACCEPT_ENCODING, "gzip")
+        .body(Body::empty())
+        .map_err(std::io::Error::other)?;
+    let Ok(response) = compress.oneshot(request).await;
+    if response.headers().get(header::CONTENT_ENCODING).map(|v| v.as_bytes()) != Some(b"gzip") {
+        return Err(std::io::Error::other("the encoder did not gzip"));
+    }
+    let gzipped = axum::body::to_bytes(Body::new(response.into_body()), usize::MAX)
+        .await
+        .map_err(std::io::Error::other)?;
+    Ok(gzipped.to_vec())
 }
 
 /// `GET /api/matches/{id}/logs`: what the caller's bot wrote to stderr in
@@ -334,4 +438,28 @@ async fn logs(State(state): State<AppState>, Path(id): Path<String>, caller: Cal
         .await?
         .map_err(|refused| ApiError(refused.into()))?;
     Ok(Json(MatchLogs { ok: True, logs }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn accepting(value: &'static str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static(value));
+        headers
+    }
+
+    #[test]
+    fn gzip_is_accepted_only_when_named_with_a_weight() {
+        assert!(accepts_gzip(&accepting("gzip")));
+        assert!(accepts_gzip(&accepting("br, GZIP;q=0.5")));
+        assert!(accepts_gzip(&accepting("*")));
+        assert!(!accepts_gzip(&HeaderMap::new()));
+        assert!(!accepts_gzip(&accepting("br, deflate")));
+        assert!(!accepts_gzip(&accepting("gzip;q=0")));
+        assert!(!accepts_gzip(&accepting("gzip; q=0.0, br")));
+        assert!(!accepts_gzip(&accepting("xgzip")));
+    }
 }

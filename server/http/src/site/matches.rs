@@ -80,6 +80,9 @@ struct MatchPage {
     has_replay: bool,
     othello: bool,
     skirmish: bool,
+    /// A skirmish match's training data link: its format and, once the
+    /// gzip file has been made, its size.
+    training: String,
     live: bool,
     /// While live: the replay so far (no turns yet), which the page's
     /// script fills from the event stream to draw the boards.
@@ -224,6 +227,26 @@ fn games(replay: &Replay, names: &[String; 2]) -> Vec<GameView> {
         .collect()
 }
 
+/// The training data link's words: `training data (JSONL, gzip, 1.2 MB)`,
+/// without the size while the gzip file has not been made (it is made when
+/// first downloaded).
+fn training_label(gzip_bytes: Option<u64>) -> String {
+    match gzip_bytes {
+        Some(bytes) => format!("training data (JSONL, gzip, {})", size(bytes)),
+        None => "training data (JSONL, gzip)".to_string(),
+    }
+}
+
+/// A size in bytes as people read it: `850 B`, `12 KB`, `1.2 MB` (powers
+/// of 1000).
+fn size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} B"),
+        1_000..999_500 => format!("{:.0} KB", bytes as f64 / 1e3),
+        _ => format!("{:.1} MB", bytes as f64 / 1e6),
+    }
+}
+
 /// `GET /matches/{id}`.
 pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer: Viewer) -> SiteResult {
     let id: i64 = id
@@ -295,11 +318,18 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         String::new()
     };
     let variant = row.ladder.parse::<Variant>();
+    let skirmish = matches!(variant, Ok(Variant::Skirmish));
+    let training = if skirmish && has_replay {
+        training_label(matches::training_gzip_size(&state.core.db, id).await?)
+    } else {
+        String::new()
+    };
     Ok(render(&MatchPage {
         nav: viewer.nav("matches"),
         title: format!("Match {id}: {} vs {}", participants[0].bot, participants[1].bot),
         othello: matches!(variant, Ok(Variant::Othello(_))),
-        skirmish: matches!(variant, Ok(Variant::Skirmish)),
+        skirmish,
+        training,
         created: When::at(m.created_ms),
         error: m.error,
         row,
@@ -312,4 +342,20 @@ pub async fn page(State(state): State<AppState>, Path(id): Path<String>, viewer:
         logs,
         owner,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_people_read_them() {
+        assert_eq!(size(850), "850 B");
+        assert_eq!(size(12_345), "12 KB");
+        assert_eq!(size(999_499), "999 KB");
+        assert_eq!(size(999_500), "1.0 MB");
+        assert_eq!(size(1_234_567), "1.2 MB");
+        assert_eq!(training_label(None), "training data (JSONL, gzip)");
+        assert_eq!(training_label(Some(1_234_567)), "training data (JSONL, gzip, 1.2 MB)");
+    }
 }
