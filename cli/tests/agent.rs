@@ -105,6 +105,27 @@ async fn agent_bot(server: &TestServer, user: &str, name: &str) -> (i64, String,
     (body["bot"]["id"].as_i64().expect("an id"), token, client)
 }
 
+/// Two agent bots, ann's and bea's, with automatic matching off (only the
+/// matches the test makes), and their connectors.
+async fn ann_and_bea(server: &TestServer) -> ((i64, Agent), (i64, Agent)) {
+    let (ann_id, ann_token, ann_user) = agent_bot(server, "ann", "ann-engine").await;
+    let (bea_id, bea_token, bea_user) = agent_bot(server, "bea", "bea-engine").await;
+    for (user, name) in [(&ann_user, "ann-engine"), (&bea_user, "bea-engine")] {
+        let (status, body) = user
+            .send_json(
+                support::Method::PUT,
+                &format!("/api/bots/{name}/profile"),
+                &json!({ "auto_match": false }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    (
+        (ann_id, Agent::new(server, &ann_token)),
+        (bea_id, Agent::new(server, &bea_token)),
+    )
+}
+
 /// The house bot `othello-greedy` among a poll's bots.
 fn greedy(polled: &Value) -> Value {
     polled["bots"]
@@ -595,20 +616,7 @@ async fn clocks_abort_timeouts_and_disconnections() {
         .arg("remote:othello:std=4000/4000")
         .start()
         .await;
-    let (ann_id, ann_token, ann_user) = agent_bot(&server, "ann", "ann-engine").await;
-    let (bea_id, bea_token, bea_user) = agent_bot(&server, "bea", "bea-engine").await;
-    // Only the matches the test makes.
-    for (user, name) in [(&ann_user, "ann-engine"), (&bea_user, "bea-engine")] {
-        let (status, body) = user
-            .send_json(
-                support::Method::PUT,
-                &format!("/api/bots/{name}/profile"),
-                &json!({ "auto_match": false }),
-            )
-            .await;
-        assert_eq!(status, StatusCode::OK, "{body}");
-    }
-    let (ann, bea) = (Agent::new(&server, &ann_token), Agent::new(&server, &bea_token));
+    let ((ann_id, ann), (bea_id, bea)) = ann_and_bea(&server).await;
     let both = [(ann_id, &ann), (bea_id, &bea)];
 
     // Nobody moves: aborted after the first-move time, never rated.
@@ -1321,19 +1329,7 @@ async fn a_database_outage_mid_match_runs_no_clock() {
     .arg("1")
     .start()
     .await;
-    let (ann_id, ann_token, ann_user) = agent_bot(&server, "ann", "ann-engine").await;
-    let (bea_id, bea_token, bea_user) = agent_bot(&server, "bea", "bea-engine").await;
-    for (user, name) in [(&ann_user, "ann-engine"), (&bea_user, "bea-engine")] {
-        let (status, body) = user
-            .send_json(
-                support::Method::PUT,
-                &format!("/api/bots/{name}/profile"),
-                &json!({ "auto_match": false }),
-            )
-            .await;
-        assert_eq!(status, StatusCode::OK, "{body}");
-    }
-    let (ann, bea) = (Agent::new(&server, &ann_token), Agent::new(&server, &bea_token));
+    let ((ann_id, ann), (bea_id, bea)) = ann_and_bea(&server).await;
     let both = [(ann_id, &ann), (bea_id, &bea)];
     let id = started(&ann, &bea, bea_id).await;
     // Both bots move in both legs, then the database goes away.
