@@ -1,6 +1,6 @@
 //! Layers every request passes through: the cross-site guard, JSON
 //! refusals under `/api`, `nosniff`, `Connection: close` after a refused
-//! body, the body timeout and the request metrics.
+//! body, the body timeout, the request metrics and response compression.
 
 use crate::error::ApiError;
 use crate::server::AppState;
@@ -55,6 +55,78 @@ pub async fn no_sniffing(request: Request, next: Next) -> Response {
         .headers_mut()
         .insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     response
+}
+
+/// Answers smaller than this many bytes are sent as they are: compressing
+/// them saves less than the `Content-Encoding` header costs.
+pub const MIN_COMPRESSED_BYTES: u64 = 1024;
+
+/// Compresses answers with brotli or gzip, as the request's
+/// `Accept-Encoding` prefers, when [`Compressible`] says so and the body
+/// is at least [`MIN_COMPRESSED_BYTES`] (or of unknown length). An answer
+/// that already has a `Content-Encoding` is left as it is.
+pub fn compression() -> tower_http::compression::CompressionLayer<Compressed> {
+    use tower_http::compression::predicate::{Predicate, SizeAbove};
+    tower_http::compression::CompressionLayer::new()
+        .no_deflate()
+        .no_zstd()
+        .compress_when(SizeAbove::new(MIN_COMPRESSED_BYTES).and(Compressible))
+}
+
+/// What [`compression`] compresses: big enough and [`Compressible`].
+pub type Compressed =
+    tower_http::compression::predicate::And<tower_http::compression::predicate::SizeAbove, Compressible>;
+
+/// Which answers may be compressed: not streams (server-sent events,
+/// NDJSON such as the agent stream, anything marked `X-Accel-Buffering:
+/// no`), which compression would hold back (the match frames' NDJSON is
+/// compressed by its own route, whole); not downloads that are compressed
+/// already or whose bytes a client checks against a digest and a
+/// `Content-Length` (`application/octet-stream`, gzip, zstd, zip,
+/// WebAssembly); not images other than SVG, audio or video.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Compressible;
+
+impl Compressible {
+    /// Whether an answer with these headers may be compressed.
+    pub fn allows(headers: &HeaderMap) -> bool {
+        if headers
+            .get("x-accel-buffering")
+            .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"no"))
+        {
+            return false;
+        }
+        let kind = headers
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        if kind.starts_with("image/svg+xml") {
+            return true;
+        }
+        const NEVER: [&str; 12] = [
+            "text/event-stream",
+            "application/x-ndjson",
+            "application/octet-stream",
+            "application/gzip",
+            "application/x-gzip",
+            "application/zstd",
+            "application/zip",
+            "application/wasm",
+            "application/grpc",
+            "image/",
+            "audio/",
+            "video/",
+        ];
+        !NEVER.iter().any(|never| kind.starts_with(never))
+    }
+}
+
+impl tower_http::compression::predicate::Predicate for Compressible {
+    fn should_compress<B: axum::body::HttpBody>(&self, response: &axum::http::Response<B>) -> bool {
+        Compressible::allows(response.headers())
+    }
 }
 
 /// Answers a refused request that came with a body with `Connection: close`.

@@ -32,6 +32,8 @@ pub fn app(state: AppState) -> Router {
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             middleware::BODY_TIMEOUT,
         ))
+        // Outermost: it compresses each answer as the layers above left it.
+        .layer(middleware::compression())
         .with_state(state)
 }
 

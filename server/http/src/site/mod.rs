@@ -22,7 +22,8 @@
 //! | `/download/arbiter`, `/download/arbiter.sha256` | this server's own executable and its digest |
 //! | `/download/kits/{lang}.tar.gz` | a bot kit |
 //! | `/api/reference` | the JSON API's reference, rendered from its OpenAPI document |
-//! | `/static/{file}` | embedded CSS, JavaScript and icon |
+//! | `/static/{file}` | embedded CSS, JavaScript and icon; linked as `/static/NAME.DIGEST.EXT`, cached as immutable |
+//! | `/robots.txt` | what crawlers may fetch |
 //!
 //! Forms that change state post to the site itself (`forms`: a hidden
 //! CSRF field, then `303 See Other`), so they work with JavaScript off;
@@ -50,6 +51,7 @@ mod match_rows;
 mod matches;
 mod play;
 mod reference;
+mod robots;
 mod tournaments;
 mod view;
 
@@ -111,6 +113,7 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
         .route("/download/kits/{file}", get(downloads::kit))
         .route("/api/reference", get(reference::reference))
         .route("/static/{file}", get(assets::serve))
+        .route("/robots.txt", get(robots::robots))
         .fallback(not_found)
         .layer(axum::middleware::from_fn(error_pages_know_the_viewer))
         .layer(axum::middleware::from_fn(security_headers))
@@ -242,7 +245,6 @@ impl Viewer {
             csrf,
             section,
             next: self.path.clone(),
-            asset_version: assets::version(),
         }
     }
 }
@@ -258,8 +260,15 @@ pub struct Nav {
     pub section: &'static str,
     /// The current path, where sign-in returns to.
     pub next: String,
-    /// Appended to asset URLs so a new binary's assets are fetched anew.
-    pub asset_version: &'static str,
+}
+
+impl Nav {
+    /// The URL of the embedded file `name` (`style.css`), with its digest
+    /// in the file name so that it can be cached for good (see
+    /// [`assets::url`]).
+    pub fn asset(&self, name: &str) -> String {
+        assets::url(name)
+    }
 }
 
 /// A page that could not be shown: an HTML error page with a status (and,

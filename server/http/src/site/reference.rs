@@ -8,6 +8,7 @@ use super::{Nav, SiteResult, Viewer, render};
 use askama::Template;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// One piece of a rendered type: text, linked to a schema when it names one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +22,68 @@ pub struct TypePart {
 /// A rendered type, e.g. `integer (int64, 1 – 500)` or `Bot[]`.
 type TypeText = Vec<TypePart>;
 
+/// Text of the document (descriptions, summaries), shown HTML-escaped with
+/// its Markdown code spans (`` `name: value` ``) as `<code>` elements.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Prose(pub String);
+
+impl Prose {
+    /// Whether there is no text.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Writes `text` HTML-escaped.
+fn escaped(out: &mut std::fmt::Formatter<'_>, text: &str) -> std::fmt::Result {
+    for c in text.chars() {
+        match c {
+            '&' => out.write_str("&amp;")?,
+            '<' => out.write_str("&lt;")?,
+            '>' => out.write_str("&gt;")?,
+            '"' => out.write_str("&quot;")?,
+            '\'' => out.write_str("&#39;")?,
+            c => out.write_char(c)?,
+        }
+    }
+    Ok(())
+}
+
+impl std::fmt::Display for Prose {
+    /// A run of backticks opens a code span that the next run of as many
+    /// closes (as in CommonMark); a run that nothing closes is text.
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut rest = self.0.as_str();
+        while let Some(start) = rest.find('`') {
+            escaped(out, &rest[..start])?;
+            let ticks = rest[start..].len() - rest[start..].trim_start_matches('`').len();
+            let after = &rest[start + ticks..];
+            let fence = &rest[start..start + ticks];
+            // A run of exactly as many backticks (not part of a longer run).
+            let close = after
+                .match_indices(fence)
+                .map(|(i, _)| i)
+                .find(|&i| !after[i + ticks..].starts_with('`') && !after[..i].ends_with('`'));
+            match close {
+                Some(end) => {
+                    out.write_str("<code>")?;
+                    escaped(out, after[..end].trim_matches(' '))?;
+                    out.write_str("</code>")?;
+                    rest = &after[end + ticks..];
+                }
+                None => {
+                    escaped(out, fence)?;
+                    rest = after;
+                }
+            }
+        }
+        escaped(out, rest)
+    }
+}
+
+// `Prose` escapes its text itself: askama must not escape it again.
+impl askama::filters::HtmlSafe for Prose {}
+
 /// A parameter or a schema field.
 struct Field {
     name: String,
@@ -28,7 +91,7 @@ struct Field {
     place: String,
     required: bool,
     ty: TypeText,
-    description: String,
+    description: Prose,
 }
 
 /// A request body or an answer's content.
@@ -40,7 +103,7 @@ struct Body {
 /// One answer of an operation.
 struct Answer {
     status: String,
-    description: String,
+    description: Prose,
     bodies: Vec<Body>,
 }
 
@@ -49,8 +112,8 @@ struct Operation {
     anchor: String,
     method: String,
     path: String,
-    summary: String,
-    description: String,
+    summary: Prose,
+    description: Prose,
     auth: String,
     parameters: Vec<Field>,
     request: Vec<Body>,
@@ -69,7 +132,7 @@ struct Tag {
 struct Schema {
     name: String,
     anchor: String,
-    description: String,
+    description: Prose,
     ty: TypeText,
     fields: Vec<Field>,
 }
@@ -80,8 +143,8 @@ struct ReferencePage {
     nav: Nav,
     title: String,
     version: String,
-    description: String,
-    auth: Vec<(String, String)>,
+    description: Prose,
+    auth: Vec<(String, Prose)>,
     tags: Vec<Tag>,
     schemas: Vec<Schema>,
 }
@@ -94,7 +157,7 @@ pub async fn reference(viewer: Viewer) -> SiteResult {
         nav: viewer.nav("api"),
         title: "API reference".into(),
         version: text(&info["version"]),
-        description: text(&info["description"]),
+        description: prose(&info["description"]),
         auth: auth_schemes(doc),
         tags: tags(doc),
         schemas: schemas(doc),
@@ -104,6 +167,11 @@ pub async fn reference(viewer: Viewer) -> SiteResult {
 /// A string field, or "".
 fn text(value: &Value) -> String {
     value.as_str().unwrap_or_default().to_owned()
+}
+
+/// A string field as [`Prose`], or empty.
+fn prose(value: &Value) -> Prose {
+    Prose(text(value))
 }
 
 /// The anchor of a schema's section.
@@ -121,7 +189,7 @@ fn slug(text: &str) -> String {
 }
 
 /// The ways to sign in: (name, how).
-fn auth_schemes(doc: &Value) -> Vec<(String, String)> {
+fn auth_schemes(doc: &Value) -> Vec<(String, Prose)> {
     let Some(schemes) = doc["components"]["securitySchemes"].as_object() else {
         return Vec::new();
     };
@@ -139,7 +207,7 @@ fn auth_schemes(doc: &Value) -> Vec<(String, String)> {
             } else {
                 format!("{how} ({description})")
             };
-            (name.clone(), how)
+            (name.clone(), Prose(how))
         })
         .collect()
 }
@@ -189,7 +257,7 @@ fn operation(doc: &Value, path: &str, method: &str, operation: &Value, item: &Va
             place: text(&parameter["in"]),
             required: parameter["required"].as_bool().unwrap_or(false),
             ty: type_text(&parameter["schema"]),
-            description: text(&parameter["description"]),
+            description: prose(&parameter["description"]),
         });
     }
     let request_body = resolve(doc, &operation["requestBody"]);
@@ -202,7 +270,7 @@ fn operation(doc: &Value, path: &str, method: &str, operation: &Value, item: &Va
                     let answer = resolve(doc, answer);
                     Answer {
                         status: status.clone(),
-                        description: text(&answer["description"]),
+                        description: prose(&answer["description"]),
                         bodies: bodies(&answer["content"]),
                     }
                 })
@@ -229,8 +297,8 @@ fn operation(doc: &Value, path: &str, method: &str, operation: &Value, item: &Va
     let method = method.to_ascii_uppercase();
     Operation {
         anchor: format!("op-{}-{}", method.to_ascii_lowercase(), slug(path)),
-        summary: text(&operation["summary"]),
-        description: text(&operation["description"]),
+        summary: prose(&operation["summary"]),
+        description: prose(&operation["description"]),
         auth,
         parameters,
         request: bodies(&request_body["content"]),
@@ -385,7 +453,7 @@ fn schemas(doc: &Value) -> Vec<Schema> {
                             place: String::new(),
                             required: required.contains(&field.as_str()),
                             ty: type_text(property),
-                            description: text(&property["description"]),
+                            description: prose(&property["description"]),
                         })
                         .collect()
                 })
@@ -393,7 +461,7 @@ fn schemas(doc: &Value) -> Vec<Schema> {
             Schema {
                 anchor: schema_anchor(name),
                 name: name.clone(),
-                description: text(&schema["description"]),
+                description: prose(&schema["description"]),
                 ty: type_text(schema),
                 fields,
             }
@@ -408,6 +476,22 @@ mod tests {
 
     fn shown(parts: &[TypePart]) -> String {
         parts.iter().map(|p| p.text.as_str()).collect()
+    }
+
+    #[test]
+    fn code_spans_are_code_and_the_rest_is_escaped() {
+        let shown = |text: &str| Prose(text.to_owned()).to_string();
+        assert_eq!(
+            shown("each `name: value` <b>"),
+            "each <code>name: value</code> &lt;b&gt;"
+        );
+        assert_eq!(
+            shown("``a`b`` and `<x>`"),
+            "<code>a`b</code> and <code>&lt;x&gt;</code>"
+        );
+        assert_eq!(shown("a lone ` stays"), "a lone ` stays");
+        assert_eq!(shown("`true`."), "<code>true</code>.");
+        assert_eq!(shown(""), "");
     }
 
     #[test]

@@ -7,5 +7,6 @@ mod crowds;
 mod games_listed;
 mod leaderboard;
 mod people;
+mod served;
 mod shared_rules;
 mod support;
