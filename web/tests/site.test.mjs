@@ -241,7 +241,7 @@ test('the leaderboard shows the bot and refreshes without a reload', async () =>
   const entry = entries.find((e) => e.bot === botName);
   assert.ok(entry && typeof entry.fitted === 'number' && entry.fitted_interval > 0, JSON.stringify(entry));
   assert.ok(Math.abs(shown - entry.fitted) <= entry.fitted_interval, `page ${shown}, API ${entry.fitted} ± ${entry.fitted_interval}`);
-  assert.match(await row.locator('.glicko').innerText(), /^G \d+ ± \d+/);
+  assert.match(await row.locator('.glicko').innerText(), /^Glicko-2 \d+ ± \d+/);
   await page.locator('#leaderboard[data-refreshes]').waitFor({ timeout: 30_000 });
   await screenshot(page, 'ladder');
 });

@@ -237,11 +237,11 @@ pub async fn version(db: &Db, id: VersionId, viewer: Option<UserId>) -> Result<O
 pub struct VersionRating {
     /// The ladder.
     pub ladder: String,
-    /// The rating.
+    /// The Glicko-2 rating (matchmaking's; the headline is `fitted`).
     pub rating: f64,
-    /// The rating deviation.
+    /// The Glicko-2 rating deviation.
     pub deviation: f64,
-    /// Whether the deviation is still at least [`PROVISIONAL_RD`].
+    /// Whether the Glicko-2 deviation is still at least [`PROVISIONAL_RD`].
     pub provisional: bool,
     /// Rated wins.
     pub wins: i64,
@@ -249,6 +249,13 @@ pub struct VersionRating {
     pub draws: i64,
     /// Rated losses.
     pub losses: i64,
+    /// The rating fitted to the ladder's whole rated log, the headline the
+    /// leaderboard shows and sorts by
+    /// ([`crate::leaderboard::LeaderboardRow::fitted`]); `null` before the
+    /// version's first rated match there.
+    pub fitted: Option<f64>,
+    /// Half the width of the fitted rating's 95% interval (`null` with it).
+    pub fitted_interval: Option<f64>,
     /// Glicko-2 volatility (not serialised).
     #[serde(skip)]
     pub volatility: f64,
@@ -301,21 +308,32 @@ pub async fn versions_with_ratings(
     .fetch_all(&db.pool)
     .await?;
     let mut by_version: HashMap<VersionId, Vec<VersionRating>> = HashMap::new();
+    let mut fits: HashMap<String, std::sync::Arc<crate::ratings::fitted::LadderFit>> = HashMap::new();
     for row in &ratings {
         let deviation: f64 = row.try_get(3)?;
-        by_version
-            .entry(VersionId(row.try_get(0)?))
-            .or_default()
-            .push(VersionRating {
-                ladder: row.try_get(1)?,
-                rating: row.try_get(2)?,
-                deviation,
-                provisional: deviation >= PROVISIONAL_RD,
-                wins: row.try_get(4)?,
-                draws: row.try_get(5)?,
-                losses: row.try_get(6)?,
-                volatility: row.try_get(7)?,
-            });
+        let version = VersionId(row.try_get(0)?);
+        let ladder: String = row.try_get(1)?;
+        let fit = match fits.get(&ladder) {
+            Some(fit) => fit.clone(),
+            None => {
+                let fit = crate::ratings::fitted::ladder_fit(db, &ladder).await?;
+                fits.insert(ladder.clone(), fit.clone());
+                fit
+            }
+        };
+        let fitted = fit.get(version);
+        by_version.entry(version).or_default().push(VersionRating {
+            fitted: fitted.map(|f| f.rating),
+            fitted_interval: fitted.map(|f| f.interval),
+            ladder,
+            rating: row.try_get(2)?,
+            deviation,
+            provisional: deviation >= PROVISIONAL_RD,
+            wins: row.try_get(4)?,
+            draws: row.try_get(5)?,
+            losses: row.try_get(6)?,
+            volatility: row.try_get(7)?,
+        });
     }
     rows.iter()
         .map(|row| {
@@ -506,13 +524,15 @@ mod tests {
             wins: 0,
             draws: 0,
             losses: 0,
+            fitted: None,
+            fitted_interval: None,
             volatility: 0.06,
         };
         assert_eq!(
             serde_json::to_value(&rating).ok(),
             Some(json!({
                 "ladder": "othello:std", "rating": 1500.0, "deviation": 350.0, "provisional": true,
-                "wins": 0, "draws": 0, "losses": 0,
+                "wins": 0, "draws": 0, "losses": 0, "fitted": null, "fitted_interval": null,
             }))
         );
         assert!(rating.glicko().provisional());

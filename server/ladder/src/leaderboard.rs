@@ -19,30 +19,33 @@ pub const TREND_MATCHES: usize = 10;
 /// Rated matches [`recent_ratings`] reads at most (the newest ones).
 pub const TREND_SCAN: i64 = 5000;
 
-/// How a leaderboard is ordered. Provisional versions (deviation ≥
-/// [`PROVISIONAL_RD`]) stand in place in either order, marked
+/// How a leaderboard is ordered. Provisional versions (Glicko-2 deviation
+/// ≥ [`PROVISIONAL_RD`]) stand in place in every order, marked
 /// ([`LeaderboardRow::provisional`]), never moved to the bottom.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sort {
-    /// By conservative rating, rating − 2·deviation (the default): the value
-    /// the version is 97.5% sure to be above. A strong version still
-    /// uncertain stands above the ones it has clearly beaten, and an
-    /// uncertain one that has shown little stands low until it does.
+    /// By the rating fitted to the ladder's whole rated log
+    /// ([`LeaderboardRow::fitted`], the headline every page shows in bold;
+    /// the default), versions without a rated match last.
     #[default]
+    Fitted,
+    /// By Glicko-2's conservative rating, rating − 2·deviation: the value
+    /// the version is 97.5% sure to be above.
     Conservative,
-    /// By rating alone, whatever its deviation.
+    /// By the Glicko-2 rating alone, whatever its deviation.
     Rating,
 }
 
 impl Sort {
-    /// `conservative` (also when absent or empty) or `rating`; anything
-    /// else is an [`Error::Invalid`] that names the two.
+    /// `fitted` (also when absent or empty), `conservative` or `rating`;
+    /// anything else is an [`Error::Invalid`] that names the three.
     pub fn parse(text: Option<&str>) -> Result<Sort> {
         match text {
-            None | Some("" | "conservative") => Ok(Sort::Conservative),
+            None | Some("" | "fitted") => Ok(Sort::Fitted),
+            Some("conservative") => Ok(Sort::Conservative),
             Some("rating") => Ok(Sort::Rating),
             Some(other) => Err(Error::Invalid(format!(
-                "sort must be conservative or rating, not {other:?}"
+                "sort must be fitted, conservative or rating, not {other:?}"
             ))),
         }
     }
@@ -50,6 +53,7 @@ impl Sort {
     /// The query value, which [`Sort::parse`] reads back.
     pub fn as_str(self) -> &'static str {
         match self {
+            Sort::Fitted => "fitted",
             Sort::Rating => "rating",
             Sort::Conservative => "conservative",
         }
@@ -153,17 +157,17 @@ pub struct LeaderboardRow {
     pub owner: String,
     /// The version's number within its bot.
     pub version: i64,
-    /// The rating.
+    /// The Glicko-2 rating (matchmaking's; not the headline, see `fitted`).
     pub rating: f64,
-    /// The rating deviation.
+    /// The Glicko-2 rating deviation.
     pub deviation: f64,
-    /// rating − 2·deviation.
+    /// Glicko-2 rating − 2·deviation.
     pub low: f64,
-    /// rating + 2·deviation.
+    /// Glicko-2 rating + 2·deviation.
     pub high: f64,
-    /// rating − 2·deviation, what [`Sort::Conservative`] orders by.
+    /// Glicko-2 rating − 2·deviation, what [`Sort::Conservative`] orders by.
     pub conservative: f64,
-    /// Whether the deviation is still at least [`PROVISIONAL_RD`].
+    /// Whether the Glicko-2 deviation is still at least [`PROVISIONAL_RD`].
     pub provisional: bool,
     /// Rated wins.
     pub wins: i64,
@@ -178,8 +182,8 @@ pub struct LeaderboardRow {
     /// Its rating fitted to every rated result of the ladder (Bradley–Terry
     /// by maximum likelihood, as engine rating lists are; the mean of every
     /// version that played there is 1500): the headline figure, on the
-    /// scale of real strength differences. `null` before its first rated
-    /// match.
+    /// scale of real strength differences, and what the default order
+    /// ([`Sort::Fitted`]) follows. `null` before its first rated match.
     pub fitted: Option<f64>,
     /// Half the width of the fitted rating's 95% interval (`null` with it).
     pub fitted_interval: Option<f64>,
@@ -191,10 +195,13 @@ pub struct LeaderboardRow {
 /// skipping `offset`, best first as `sort` says; ties go to the older
 /// version.
 pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) -> Result<Vec<LeaderboardRow>> {
-    let order = match sort {
-        Sort::Rating => "r.rating DESC, r.version_id",
-        Sort::Conservative => "r.rating - 2 * r.deviation DESC, r.version_id",
+    // The fit is made in Rust: by it, every row is read and paged here.
+    let (order, paged_in_sql) = match sort {
+        Sort::Fitted => ("r.version_id", false),
+        Sort::Rating => ("r.rating DESC, r.version_id", true),
+        Sort::Conservative => ("r.rating - 2 * r.deviation DESC, r.version_id", true),
     };
+    let page = if paged_in_sql { "LIMIT $2 OFFSET $3" } else { "" };
     let sql = format!(
         "SELECT r.version_id, b.name, u.name, v.number, r.rating, r.deviation, r.wins, r.draws, r.losses, r.last_played_ms, \
          b.photo_sha256 \
@@ -204,19 +211,16 @@ pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) ->
          JOIN users u ON u.id = b.owner_id \
          WHERE r.ladder = $1 AND v.status = 'active' \
          AND EXISTS (SELECT 1 FROM version_ladders vl WHERE vl.version_id = r.version_id AND vl.ladder = r.ladder) \
-         ORDER BY {order} \
-         LIMIT $2 OFFSET $3"
+         ORDER BY {order} {page}"
     );
-    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(ladder)
-        .bind(limit)
-        .bind(offset)
-        .fetch_all(&db.pool)
-        .await?;
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(ladder);
+    if paged_in_sql {
+        query = query.bind(limit).bind(offset);
+    }
+    let rows = query.fetch_all(&db.pool).await?;
     let fit = crate::ratings::fitted::ladder_fit(db, ladder).await?;
     let mut out = Vec::with_capacity(rows.len());
-    // Ranks count the rows skipped; an absurd offset finds no rows anyway.
-    for (rank, row) in (offset.saturating_add(1)..).zip(&rows) {
+    for row in &rows {
         let rating: f64 = row.try_get(4)?;
         let deviation: f64 = row.try_get(5)?;
         let (wins, draws, losses): (i64, i64, i64) = (row.try_get(6)?, row.try_get(7)?, row.try_get(8)?);
@@ -227,7 +231,7 @@ pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) ->
             .try_get::<Option<String>, _>(10)?
             .map(|sha256| crate::bots::photo_path(&bot, &sha256));
         out.push(LeaderboardRow {
-            rank,
+            rank: 0,
             version_id,
             photo,
             bot,
@@ -248,7 +252,26 @@ pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) ->
             fitted_interval: fitted.map(|f| f.interval),
         });
     }
+    if !paged_in_sql {
+        by_fitted(&mut out);
+        let skip = usize::try_from(offset).unwrap_or(usize::MAX);
+        let take = usize::try_from(limit).unwrap_or(0);
+        out = out.into_iter().skip(skip).take(take).collect();
+    }
+    // Ranks count the rows skipped; an absurd offset finds no rows anyway.
+    for (rank, row) in (offset.saturating_add(1)..).zip(&mut out) {
+        row.rank = rank;
+    }
     Ok(out)
+}
+
+/// Orders `rows` as [`Sort::Fitted`] does: highest fitted rating first,
+/// versions without one last, ties to the older version.
+fn by_fitted(rows: &mut [LeaderboardRow]) {
+    rows.sort_by(|x, y| {
+        let key = |row: &LeaderboardRow| row.fitted.unwrap_or(f64::NEG_INFINITY);
+        key(y).total_cmp(&key(x)).then_with(|| x.version_id.cmp(&y.version_id))
+    });
 }
 
 /// Each version's ratings after its last [`TREND_MATCHES`] rated matches on
@@ -301,13 +324,54 @@ mod tests {
 
     #[test]
     fn sort_reads_its_own_text_and_refuses_others() {
-        for sort in [Sort::Rating, Sort::Conservative] {
+        for sort in [Sort::Fitted, Sort::Rating, Sort::Conservative] {
             assert_eq!(Sort::parse(Some(sort.as_str())).ok(), Some(sort));
         }
-        assert_eq!(Sort::parse(None).ok(), Some(Sort::Conservative));
-        assert_eq!(Sort::parse(Some("")).ok(), Some(Sort::Conservative));
-        assert_eq!(Sort::default(), Sort::Conservative);
+        assert_eq!(Sort::parse(None).ok(), Some(Sort::Fitted));
+        assert_eq!(Sort::parse(Some("")).ok(), Some(Sort::Fitted));
+        assert_eq!(Sort::default(), Sort::Fitted);
         assert!(matches!(Sort::parse(Some("luck")), Err(Error::Invalid(_))));
+    }
+
+    /// A row of version `id` with fitted rating `fitted` (and a Glicko-2
+    /// rating that disagrees with it).
+    fn row(id: i64, fitted: Option<f64>) -> LeaderboardRow {
+        LeaderboardRow {
+            rank: 0,
+            version_id: VersionId(id),
+            bot: format!("b{id}"),
+            owner: "o".into(),
+            version: 1,
+            rating: 3000.0 - fitted.unwrap_or(0.0),
+            deviation: 50.0,
+            low: 0.0,
+            high: 0.0,
+            conservative: 0.0,
+            provisional: false,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            matches: 0,
+            last_played_ms: None,
+            fitted,
+            fitted_interval: fitted.map(|_| 10.0),
+            photo: None,
+        }
+    }
+
+    #[test]
+    fn the_default_order_is_the_fitted_rating_unfitted_last_ties_to_the_older() {
+        let mut rows = vec![
+            row(5, None),
+            row(4, Some(1400.0)),
+            row(3, Some(1600.0)),
+            row(2, None),
+            row(6, Some(1600.0)),
+            row(1, Some(1500.0)),
+        ];
+        by_fitted(&mut rows);
+        let ids: Vec<i64> = rows.iter().map(|r| r.version_id.0).collect();
+        assert_eq!(ids, [3, 6, 1, 4, 2, 5]);
     }
 
     #[test]

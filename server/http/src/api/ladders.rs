@@ -72,10 +72,13 @@ pub struct LadderList {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SortName {
-    /// By rating − 2·RD, the default; provisional versions stand in place,
-    /// marked.
+    /// By the rating fitted to the ladder's whole rated log (`fitted`, the
+    /// headline the site shows in bold), the default; versions without a
+    /// rated match last.
+    Fitted,
+    /// By Glicko-2's rating − 2·RD.
     Conservative,
-    /// By rating alone; provisional versions stand in place, marked.
+    /// By the Glicko-2 rating alone.
     Rating,
 }
 
@@ -110,6 +113,7 @@ pub const MAX_OFFSET: i64 = 1_000_000_000;
 impl From<SortName> for Sort {
     fn from(name: SortName) -> Sort {
         match name {
+            SortName::Fitted => Sort::Fitted,
             SortName::Rating => Sort::Rating,
             SortName::Conservative => Sort::Conservative,
         }
@@ -119,6 +123,7 @@ impl From<SortName> for Sort {
 impl From<Sort> for SortName {
     fn from(sort: Sort) -> SortName {
         match sort {
+            Sort::Fitted => SortName::Fitted,
             Sort::Rating => SortName::Rating,
             Sort::Conservative => SortName::Conservative,
         }
@@ -136,17 +141,17 @@ pub struct Page {
     pub limit: Option<i64>,
     /// Rows to skip (0–[`MAX_OFFSET`], default 0).
     pub offset: Option<i64>,
-    /// The order, a word of [`SortName`]: `conservative` (the default) or
-    /// `rating`.
+    /// The order, a word of [`SortName`]: `fitted` (the default),
+    /// `conservative` or `rating`.
     pub sort: Option<String>,
 }
 
 /// `GET /api/ladders/{ladder}/leaderboard?limit=&offset=&sort=`.
 #[utoipa::path(get, path = "/ladders/{ladder}/leaderboard", tag = "ladders",
-    summary = "A leaderboard: rank, rating ± 2·RD, conservative rating (rating − 2·RD), W/D/L, matches, provisional",
+    summary = "A leaderboard: rank, the fitted rating ± its 95% interval (the headline, and the default order), Glicko-2 rating ± 2·RD and rating − 2·RD, W/D/L, matches, provisional",
     params(
         ("ladder" = AnyLadderName, Path, description = "e.g. othello:std, or remote:othello:std for the remote bots' board"),
-        ("sort" = Option<SortName>, Query, description = "conservative (the default: by rating − 2·RD) or rating (by rating alone); provisional versions stand in place in either, marked `provisional`"),
+        ("sort" = Option<SortName>, Query, description = "fitted (the default: by `fitted`, the rating fitted to the ladder's whole rated log, versions without a rated match last), conservative (by Glicko-2 rating − 2·RD) or rating (by Glicko-2 rating alone); provisional versions stand in place in every order, marked `provisional`"),
         ("limit" = Option<i64>, Query, description = "rows, default 100", minimum = 1, maximum = 500),
         ("offset" = Option<i64>, Query, description = "rows to skip, default 0", minimum = 0, maximum = 1000000000),
     ),
@@ -164,12 +169,13 @@ async fn leaderboard(
     let offset = crate::api::in_range("offset", page.offset, 0, 0..=MAX_OFFSET)?;
     let sort = match page.sort.as_deref() {
         None => Sort::default(),
+        Some("fitted") => SortName::Fitted.into(),
         Some("rating") => SortName::Rating.into(),
         Some("conservative") => SortName::Conservative.into(),
         // The empty word too: it is not in the enum.
         Some(other) => {
             return Err(ApiError(Error::Invalid(format!(
-                "sort must be conservative or rating, not {other:?}"
+                "sort must be fitted, conservative or rating, not {other:?}"
             ))));
         }
     };

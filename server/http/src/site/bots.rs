@@ -6,25 +6,25 @@ use super::{Nav, SiteError, SiteResult, Viewer, match_rows, render};
 use crate::server::AppState;
 use arbiter_ladder::bots::{self, VersionWithRatings};
 use arbiter_ladder::model::{MatchStatus, UserId, VersionStatus};
-use arbiter_ladder::ratings::fitted::{LadderFit, ladder_fit};
 use arbiter_ladder::ratings::{RatingSystem, matches_to_establish};
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH, LOCATION};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::collections::BTreeMap;
 
 /// Below this many matches a head-to-head record is marked as not yet
 /// conclusive (ladder.md: 20 paired games detect only large differences).
 pub const CONCLUSIVE_MATCHES: i64 = 20;
 
-/// A version's rating on one ladder.
+/// A version's rating on one ladder it has played (the page explains the
+/// figures once, above the versions).
 struct VersionRating {
     ladder: String,
-    /// The whole-log fit ± its 95% interval, the headline (empty before a
-    /// rated match).
+    /// The whole-log fit ± its 95% interval, the headline (`–` in the
+    /// template when empty: rated matches but no fit, which does not
+    /// happen).
     fitted: String,
     /// The fit's exact value (empty with it), for scripts and tests.
     fitted_value: String,
@@ -33,8 +33,6 @@ struct VersionRating {
     provisional: bool,
     /// Matches until it is no longer provisional (about).
     to_establish: u32,
-    /// Its 95% interval in words.
-    interval: String,
     record: String,
 }
 
@@ -49,34 +47,32 @@ struct VersionView {
     /// What its module is, as its check found it; empty before.
     module: String,
     created: When,
+    /// Its ratings on the ladders it has played (rated matches or a fit).
     ratings: Vec<VersionRating>,
 }
 
 impl VersionView {
     /// Shows `version`; its log only when it was read for the owner and is
     /// not empty.
-    fn new(with: VersionWithRatings, system: RatingSystem, fits: &HashMap<String, Arc<LadderFit>>) -> VersionView {
+    fn new(with: VersionWithRatings, system: RatingSystem) -> VersionView {
         let version = with.version;
         let ratings = with
             .ratings
             .iter()
+            .filter(|r| r.fitted.is_some() || r.wins + r.draws + r.losses > 0)
             .map(|r| {
                 let rating = r.glicko();
-                let fitted = fits.get(&r.ladder).and_then(|fit| fit.get(version.id));
                 VersionRating {
-                    fitted: fitted
-                        .map(|f| format!("{:.0} ± {:.0}", f.rating, f.interval))
+                    fitted: r
+                        .fitted
+                        .zip(r.fitted_interval)
+                        .map(|(f, i)| format!("{f:.0} ± {i:.0}"))
                         .unwrap_or_default(),
-                    fitted_value: fitted.map(|f| f.rating.to_string()).unwrap_or_default(),
+                    fitted_value: r.fitted.map(|f| f.to_string()).unwrap_or_default(),
                     ladder: r.ladder.clone(),
                     text: view::rating_text(rating.rating, rating.deviation),
                     provisional: rating.provisional(),
                     to_establish: matches_to_establish(system, rating),
-                    interval: format!(
-                        "95% sure its rating is between {} and {}",
-                        view::whole(rating.rating - 2.0 * rating.deviation),
-                        view::whole(rating.rating + 2.0 * rating.deviation)
-                    ),
                     record: format!("{}–{}–{}", r.wins, r.draws, r.losses),
                 }
             })
@@ -189,18 +185,9 @@ pub async fn bot_page(state: &AppState, name: &str, viewer: &Viewer, draft: Opti
     let owner = bot.owner_id;
     let viewer_id = viewer.user_id().map(UserId);
     let versions = bots::versions_with_ratings(&state.core.db, bot.id, owner, viewer_id).await?;
-    let mut fits: HashMap<String, Arc<LadderFit>> = HashMap::new();
-    let ladders: std::collections::BTreeSet<String> = versions
-        .iter()
-        .flat_map(|v| v.ratings.iter().map(|r| r.ladder.clone()))
-        .collect();
-    for ladder in ladders {
-        let fit = ladder_fit(&state.core.db, &ladder).await?;
-        fits.insert(ladder, fit);
-    }
     let versions = versions
         .into_iter()
-        .map(|v| VersionView::new(v, state.core.rating, &fits))
+        .map(|v| VersionView::new(v, state.core.rating))
         .collect();
 
     // The newest matches of any of the bot's versions, oldest first; only

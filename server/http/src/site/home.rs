@@ -73,6 +73,7 @@ pub struct BoardRow {
     photo: Option<String>,
     owner: String,
     version: i64,
+    /// The Glicko-2 rating and its `± 2·RD`, shown beside the headline.
     rating: String,
     plus_minus: String,
     low: String,
@@ -176,7 +177,7 @@ struct LadderPage {
     /// A remote bots' ladder (wall clock).
     remote: bool,
     longer: Vec<String>,
-    /// `rating` or `conservative`.
+    /// `fitted` (the default), `conservative` or `rating`.
     sort: &'static str,
     /// House bots a visitor may play on this ladder's game.
     house_bots: Vec<String>,
@@ -193,7 +194,8 @@ struct LadderRows {
 #[derive(serde::Deserialize)]
 pub struct LadderQuery {
     fragment: Option<String>,
-    /// `conservative` (default) or `rating`.
+    /// `fitted` (the default: by the bold headline), `conservative` or
+    /// `rating` (Glicko-2's).
     sort: Option<String>,
 }
 

@@ -99,10 +99,10 @@ async fn words_outside_their_enum_are_400() {
             &uri,
             get(&app, &uri).await,
             StatusCode::BAD_REQUEST,
-            "sort must be conservative or rating",
+            "sort must be fitted, conservative or rating",
         );
     }
-    for sort in ["rating", "conservative"] {
+    for sort in ["fitted", "rating", "conservative"] {
         let (status, body) = get(&app, &format!("{board}?sort={sort}")).await;
         assert_eq!((status, &body["sort"]), (StatusCode::OK, &json!(sort)), "{body}");
     }

@@ -1,6 +1,7 @@
-//! The leaderboard's orders (by conservative rating, rating − 2·RD, the
-//! default, or by rating), in the API and on the site without JavaScript,
-//! and what a bot page says about its rating's uncertainty.
+//! The leaderboard's orders (by the fitted rating, the bold headline, by
+//! default; by Glicko-2's conservative rating, rating − 2·RD, or rating on
+//! request), in the API and on the site without JavaScript; one headline
+//! everywhere; and what a bot page says about its ratings.
 
 use crate::support::TestServer;
 
@@ -22,13 +23,13 @@ async fn set_ratings(server: &TestServer, ratings: &[(&str, f64, f64)]) {
     }
 }
 
-/// The default order is the conservative rating (rating − 2·RD), with
-/// provisional versions in place and marked: a strong provisional bot
-/// stands above the established bots it beats (it used to be sent below
-/// all of them), and one that has shown little stands low. `?sort=rating`
-/// orders by rating alone.
+/// Glicko-2's orders on request: by conservative rating (rating − 2·RD),
+/// with provisional versions in place and marked (a strong provisional
+/// bot stands above the established bots it beats, one that has shown
+/// little stands low), or by rating alone. The default is the fitted
+/// rating (see `one_rating_everywhere`).
 #[tokio::test(flavor = "multi_thread")]
-async fn the_leaderboard_sorts_by_conservative_rating_or_by_rating() {
+async fn the_leaderboard_sorts_by_glicko_on_request() {
     let server = TestServer::start().await;
     set_ratings(
         &server,
@@ -54,6 +55,11 @@ async fn the_leaderboard_sorts_by_conservative_rating_or_by_rating() {
             .collect()
     };
     let (status, body) = client.get("/api/ladders/othello:std/leaderboard").await;
+    assert_eq!(status.as_u16(), 200, "{body}");
+    assert_eq!(body["sort"], "fitted", "the default order: {body}");
+    let (status, body) = client
+        .get("/api/ladders/othello:std/leaderboard?sort=conservative")
+        .await;
     assert_eq!(status.as_u16(), 200, "{body}");
     assert_eq!(body["sort"], "conservative");
     assert_eq!(
@@ -95,21 +101,19 @@ async fn the_leaderboard_sorts_by_conservative_rating_or_by_rating() {
     assert!(
         body["error"]
             .as_str()
-            .is_some_and(|e| e.contains("conservative or rating")),
+            .is_some_and(|e| e.contains("fitted, conservative or rating")),
         "{body}"
     );
 
     // The site, as a browser without JavaScript sees it.
-    let html = client.page("/ladders/othello:std").await;
+    let html = client.page("/ladders/othello:std?sort=conservative").await;
     let strong = html.find("/bots/othello-ab-strong").expect("strong listed");
     let medium = html.find("/bots/othello-ab-medium").expect("medium listed");
     let weak = html.find("/bots/othello-ab-weak").expect("weak listed");
-    assert!(
-        strong < medium && medium < weak,
-        "conservative order on the page by default"
-    );
-    assert!(html.contains(r#"<strong aria-current="true">by conservative rating</strong>"#));
-    assert!(html.contains(r#"<a href="/ladders/othello:std?sort=rating">by rating</a>"#));
+    assert!(strong < medium && medium < weak, "conservative order on request");
+    assert!(html.contains(r#"<strong aria-current="true">by Glicko-2 conservative rating</strong>"#));
+    assert!(html.contains(r#"<a href="/ladders/othello:std">by rating</a>"#));
+    assert!(html.contains(r#"<a href="/ladders/othello:std?sort=rating">by Glicko-2 rating</a>"#));
     assert!(
         html.contains("fragment=rows&amp;sort=conservative"),
         "the refresh keeps the order"
@@ -118,20 +122,11 @@ async fn the_leaderboard_sorts_by_conservative_rating_or_by_rating() {
     let medium = html.find("/bots/othello-ab-medium").expect("medium listed");
     let weak = html.find("/bots/othello-ab-weak").expect("weak listed");
     assert!(weak < medium, "rating order on request");
-    assert!(html.contains(r#"<a href="/ladders/othello:std">by conservative rating</a>"#));
-
-    // A bot page says what its rating's ± means, and what provisional means
-    // in matches.
-    let html = client.page("/bots/othello-ab-weak").await;
-    assert!(html.contains("95% sure its rating is between 1200 and 2600"), "{html}");
-    assert!(html.contains("more matches settle it"), "provisional explained");
-    let html = client.page("/bots/othello-ab-medium").await;
-    let start = html.find(r#"<a href="/ladders/othello:std">"#).expect("its std rating");
-    let line = &html[start..start + html[start..].find("</div></div>").expect("the line's end")];
-    assert!(line.contains("95% sure its rating is between 1590 and 1710"), "{line}");
+    let html = client.page("/ladders/othello:std").await;
+    assert!(html.contains(r#"<strong aria-current="true">by rating</strong>"#));
     assert!(
-        !line.contains("more matches settle it"),
-        "established: no such note: {line}"
+        html.contains("fragment=rows&amp;sort=fitted"),
+        "the refresh keeps the order"
     );
 }
 
@@ -242,4 +237,193 @@ async fn the_leaderboard_shows_the_whole_log_fit() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+}
+
+/// The id of house bot `bot`'s first version.
+async fn house_version(db: &arbiter_ladder::db::Db, bot: &str) -> i64 {
+    sqlx::query_scalar::<_, i64>(
+        "SELECT v.id FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = $1 ORDER BY v.id LIMIT 1",
+    )
+    .bind(bot)
+    .fetch_one(&db.pool)
+    .await
+    .expect("a house version")
+}
+
+/// Records a rated match on `othello:std` as another process would (the
+/// fit reads the rated log; Glicko-2 ratings are left as they are).
+async fn add_rated(db: &arbiter_ladder::db::Db, seq: i64, a: i64, b: i64, winner: Option<i64>) {
+    sqlx::query(
+        "INSERT INTO matches (ladder, a_version, b_version, seed, kind, status, created_ms, winner, rated, rated_seq) \
+         VALUES ('othello:std', $1, $2, 1, 'ranked', 'finished', 0, $3, 1, $4)",
+    )
+    .bind(a)
+    .bind(b)
+    .bind(winner)
+    .bind(seq)
+    .execute(&db.pool)
+    .await
+    .expect("a rated match");
+}
+
+/// Every `data-fitted="…"` value in `html`, in order.
+fn fitted_values(html: &str) -> Vec<f64> {
+    html.split(r#"data-fitted=""#)
+        .skip(1)
+        .map(|rest| {
+            let value = &rest[..rest.find('"').expect("the value's end")];
+            value.parse().unwrap_or_else(|_| panic!("a number: {value:?}"))
+        })
+        .collect()
+}
+
+/// The first `data-fitted` value after `bot`'s link in `html`.
+fn fitted_of(html: &str, bot: &str) -> f64 {
+    let at = html
+        .find(&format!(r#"href="/bots/{bot}""#))
+        .unwrap_or_else(|| panic!("{bot} listed in {html}"));
+    fitted_values(&html[at..])[0]
+}
+
+/// One headline everywhere (issue 44): on a ladder with rated matches whose
+/// Glicko-2 ratings disagree with the whole-log fit, the home page's card,
+/// the ladder page, the bot page, the leaderboard API and the bot API give
+/// the same fitted rating for a bot; the default order (page and API) is
+/// that of the bold number, so bold numbers never run out of order; the
+/// bot page explains the ratings once and lists no ladder the bot has not
+/// played.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_rating_everywhere() {
+    let server = TestServer::start().await;
+    let db = server.db().await;
+    let strong = house_version(&db, "othello-ab-strong").await;
+    let medium = house_version(&db, "othello-ab-medium").await;
+    let random = house_version(&db, "othello-random").await;
+    // strong > medium > random in the log...
+    let log = [
+        (strong, medium, Some(0)),
+        (medium, strong, Some(1)),
+        (strong, medium, None),
+        (medium, random, Some(0)),
+        (random, medium, Some(1)),
+        (medium, random, None),
+        (strong, random, Some(0)),
+        (random, strong, Some(1)),
+    ];
+    for (seq, (a, b, winner)) in (1..).zip(log) {
+        add_rated(&db, seq, a, b, winner).await;
+    }
+    // ... and the other way round in Glicko-2, by rating and by rating − 2·RD.
+    set_ratings(
+        &server,
+        &[
+            ("othello-ab-strong", 1400.0, 120.0),
+            ("othello-ab-medium", 1500.0, 60.0),
+            ("othello-random", 1900.0, 40.0),
+        ],
+    )
+    .await;
+    let client = server.client();
+
+    // The API: the default order is by `fitted`, unfitted versions last.
+    let (status, board) = client.get("/api/ladders/othello:std/leaderboard").await;
+    assert_eq!(status.as_u16(), 200, "{board}");
+    assert_eq!(board["sort"], "fitted");
+    let entries = board["entries"].as_array().expect("entries");
+    let bots: Vec<&str> = entries.iter().map(|e| e["bot"].as_str().expect("a name")).collect();
+    assert_eq!(
+        bots[..3],
+        ["othello-ab-strong", "othello-ab-medium", "othello-random"],
+        "{board}"
+    );
+    assert!(entries[3..].iter().all(|e| e["fitted"].is_null()), "{board}");
+    let api = entries[0]["fitted"].as_f64().expect("strong's fit");
+    let interval = entries[0]["fitted_interval"].as_f64().expect("an interval");
+    assert_eq!(entries[0]["provisional"], true, "marked in place: {board}");
+    let headline = format!("{api:.0}");
+    let same = |what: &str, value: f64| {
+        assert!((value - api).abs() < 1e-9, "{what} shows {value}, the API {api}");
+    };
+
+    // The ladder page: bold numbers in non-increasing order, strong first,
+    // its headline with its interval, Glicko-2 named as such beside it.
+    let html = client.page("/ladders/othello:std").await;
+    let table = &html[html.find(r#"id="leaderboard""#).expect("the board")..];
+    let bold = fitted_values(table);
+    assert_eq!(bold.len(), 3, "three fitted rows: {table}");
+    assert!(bold.windows(2).all(|w| w[0] >= w[1]), "bold numbers in order: {bold:?}");
+    same("the ladder page", fitted_of(table, "othello-ab-strong"));
+    assert!(
+        table.contains(&format!(
+            "{headline} <span class=\"muted\">± {interval:.0}</span></strong>"
+        )),
+        "{table}"
+    );
+    assert!(table.contains(">Glicko-2 1400 ± 240</span>"), "{table}");
+    let rows = client.page("/ladders/othello:std?fragment=rows").await;
+    assert_eq!(fitted_values(&rows), bold, "the refreshed rows too");
+
+    // The home page's card of othello:std.
+    let home = client.page("/").await;
+    let card = &home[home.find(r#"<h3><a href="/ladders/othello:std">"#).expect("the card")..];
+    let card = &card[..card.find("</ol>").expect("the card's list")];
+    let on_card = fitted_values(card);
+    assert_eq!(on_card, bold, "the card's top three are the board's: {card}");
+    same("the home page", fitted_of(card, "othello-ab-strong"));
+    assert!(
+        card.contains(&format!(
+            ">{headline}</strong> <span class=\"muted\">± {interval:.0}</span>"
+        )),
+        "{card}"
+    );
+
+    // The bot page and the bot API.
+    let page = client.page("/bots/othello-ab-strong").await;
+    let versions = &page[page.find(r#"id="versions-h""#).expect("versions")..];
+    let versions = &versions[..versions.find(r#"id="history-h""#).expect("history")];
+    let std_rating = &versions[versions
+        .find(r#"<a href="/ladders/othello:std">"#)
+        .expect("its std rating")..];
+    same("the bot page", fitted_values(std_rating)[0]);
+    assert!(
+        std_rating.contains(&format!(">{headline} ± {interval:.0}</strong>")),
+        "{std_rating}"
+    );
+    let (status, bot) = client.get("/api/bots/othello-ab-strong").await;
+    assert_eq!(status.as_u16(), 200, "{bot}");
+    let rating = bot["versions"][0]["ratings"]
+        .as_array()
+        .expect("ratings")
+        .iter()
+        .find(|r| r["ladder"] == "othello:std")
+        .cloned()
+        .expect("its std rating");
+    same("the bot API", rating["fitted"].as_f64().expect("fitted"));
+    assert_eq!(rating["fitted_interval"].as_f64(), Some(interval), "{rating}");
+    assert_eq!(rating["rating"], 1400.0, "Glicko-2 kept for compatibility: {rating}");
+
+    // Explained once; a ladder it has not played is not listed.
+    let anti: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM ratings WHERE version_id = $1 AND ladder = 'othello:anti'")
+            .bind(strong)
+            .fetch_one(&db.pool)
+            .await
+            .expect("a count");
+    assert_eq!(anti, 1, "strong has an (unplayed) rating on othello:anti");
+    assert_eq!(page.matches(r#"id="rating-explained""#).count(), 1, "explained once");
+    assert!(!page.contains("95% sure"), "no per-ladder paragraph");
+    assert!(
+        !versions.contains("/ladders/othello:anti\""),
+        "no row for an unplayed ladder: {versions}"
+    );
+    assert_eq!(
+        versions.matches(r#"class="version-rating""#).count(),
+        1,
+        "one played ladder, one row: {versions}"
+    );
+    assert!(
+        versions.contains("title=\"provisional: about ") && versions.contains(" more matches settle it\">P</abbr>"),
+        "provisional marked, with what settles it: {versions}"
+    );
+    assert!(versions.contains(">Glicko-2 1400 ± 240</span>"), "{versions}");
 }
