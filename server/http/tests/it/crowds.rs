@@ -175,17 +175,17 @@ async fn long_polls_of_a_game_page_are_bounded_per_client() {
             .insert(ConnectInfo(SocketAddr::new(ip, 40_001)));
         server.router().oneshot(request)
     };
-    let seq = {
+    // The counter as the person's turn stands open (its squares offered):
+    // it stays there until they move.
+    let open_turn_seq = || async {
         let mut tries = 0;
         loop {
             let answer = state_of(None).await.expect("an answer");
             let body = axum::body::to_bytes(answer.into_body(), 1 << 20).await.expect("a body");
             let state: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
-            // The person's turn is open (its squares offered): the
-            // counter stays where it is until they move.
             let open = state["to_move"] == "person" && state["legal"].as_array().is_some_and(|l| !l.is_empty());
             if open {
-                break state["seq"].as_u64().expect("a seq");
+                return state["seq"].as_u64().expect("a seq");
             }
             tries += 1;
             assert!(tries < 500, "the person's turn never came: {state}");
@@ -193,7 +193,23 @@ async fn long_polls_of_a_game_page_are_bounded_per_client() {
         }
     };
     let waits = arbiter_ladder::people::WAITS_PER_CLIENT;
-    let holding: Vec<_> = (0..waits).map(|_| tokio::spawn(state_of(Some(seq)))).collect();
+    // A state read may give the counter from just before the turn opened
+    // (it is read before the board, by design): then the waits on it end
+    // at once, and the holders are sent again on the counter read anew.
+    let mut attempt = 0;
+    let (seq, holding) = loop {
+        let seq = open_turn_seq().await;
+        let holding: Vec<_> = (0..waits).map(|_| tokio::spawn(state_of(Some(seq)))).collect();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        if holding.iter().all(|wait| !wait.is_finished()) {
+            break (seq, holding);
+        }
+        for wait in holding {
+            wait.abort();
+        }
+        attempt += 1;
+        assert!(attempt < 10, "the waits never held");
+    };
 
     // Once the client's places are all held, one more wait is refused at
     // once instead of being held too. (Until the holders have taken theirs,
