@@ -102,7 +102,7 @@ pub struct SandboxConfig {
     /// 0.6–2 µs each in a test build (an unoptimised host; up to twice
     /// that on a loaded machine), so a loop of them burns 2–6.5 fuel per
     /// nanosecond there, at least as fast as the slowest plain code
-    /// (0.7–1.8) (`sandbox/tests/all/host_costs.rs`, `calibrate`); at the
+    /// (0.7–1.8) (`cargo bench -p arbiter-sandbox --bench host_costs`); at the
     /// former 1 000, an `fd_write` loop burned 0.5, a quarter of the way to
     /// the backstop.
     pub host_call_fuel: u64,
@@ -438,7 +438,7 @@ pub const FUEL_SCHEDULE: u32 = 2;
 /// fuel per nanosecond, and the wall-clock backstop stopped it instead of
 /// the fuel clock. At this cost such a loop burns 2.1–5.7 fuel per
 /// nanosecond, faster than the slowest plain code (0.7–1.8)
-/// (`sandbox/tests/all/host_costs.rs`, `calibrate`). A successful grow
+/// (`cargo bench -p arbiter-sandbox --bench host_costs`). A successful grow
 /// costs the host more (about 1.4 µs) but is bounded by the memory limit:
 /// at most 4 096 per instance.
 pub(crate) const GROW_FUEL: u8 = u8::MAX;

@@ -8,9 +8,9 @@
 //! deciding would be a [`CrashReason::Backstop`]). Successful growth is
 //! charged too, and bounded by the memory limit.
 //!
-//! `calibrate` (ignored; run it with `cargo test -p arbiter-sandbox --test
-//! all --release calibrate -- --ignored --nocapture`) prints what each
-//! operation costs the host in nanoseconds and what it is charged in fuel.
+//! `calibrate` (run by `cargo bench -p arbiter-sandbox --bench host_costs`)
+//! prints what each operation costs the host in nanoseconds and what it is
+//! charged in fuel.
 
 use std::time::{Duration, Instant};
 
@@ -198,10 +198,10 @@ fn failing_grow_loop_with_a_first_move_budget_is_judged_by_fuel() {
 }
 
 /// Measures, for each repeatable host operation, its cost in real time
-/// and the fuel it is charged, against a plain counting loop.
-#[test]
-#[ignore = "a measurement: run it with --ignored --nocapture, ideally --release"]
-fn calibrate() {
+/// and the fuel it is charged, against a plain counting loop: a
+/// measurement, run by `cargo bench -p arbiter-sandbox --bench host_costs`.
+#[allow(dead_code, reason = "run by benches/host_costs.rs, not as a test")]
+pub fn calibrate() {
     const N: u32 = 200_000;
     let sb = sandbox(1_000_000);
     let counted = |body: &str| {
