@@ -3,7 +3,10 @@
 //! installs the toolchain), the files `setup.sh` reads beside itself (the
 //! JavaScript kit's `package.json` and `package-lock.json`) and the
 //! template bot, nested folders included (the Python and JavaScript kits'
-//! `wit/`).
+//! `wit/`). The Rust kit also carries the SDK and the rules as standalone
+//! crates (`arbiter/sdk`, `arbiter/games`: the workspace's sources, their
+//! manifests with no workspace inheritance) and a `Cargo.lock` with the
+//! workspace's versions, so `cargo build` needs only crates.io.
 //!
 //! Two views of a kit, with the same files:
 //! - [`Kit::bot_folder`]: what `arbiter new LANG NAME` writes — the template
@@ -36,6 +39,7 @@ pub struct Kit {
     setup: Option<&'static [u8]>,
     setup_files: &'static [File],
     template: &'static [File],
+    vendored: &'static [File],
 }
 
 /// A file of a new bot folder: path (with `/`), contents, and whether it is
@@ -91,10 +95,18 @@ impl Kit {
         self.template
     }
 
+    /// Workspace crates the bot folder carries as they are (the Rust
+    /// kit's `arbiter/sdk/...` and `arbiter/games/...`), sorted by path;
+    /// empty for the other kits.
+    pub fn vendored(&self) -> &'static [File] {
+        self.vendored
+    }
+
     /// Everything `arbiter new LANG name` writes, sorted by path: the
     /// template with [`PLACEHOLDER`] replaced by `name`, the kit's README as
-    /// [`KIT_README`], its toolchain installer as [`SETUP`] and the files
-    /// the installer reads beside itself, as they are.
+    /// [`KIT_README`], its toolchain installer as [`SETUP`], the files
+    /// the installer reads beside itself and the [`Kit::vendored`] crates,
+    /// as they are.
     pub fn bot_folder(&self, name: &str) -> Vec<FolderFile> {
         let mut files: Vec<FolderFile> = self
             .template
@@ -107,7 +119,8 @@ impl Kit {
             .collect();
         let kit_files = [(KIT_README, self.readme), (SETUP, self.setup)]
             .into_iter()
-            .chain(self.setup_files.iter().map(|file| (file.path, Some(file.bytes))));
+            .chain(self.setup_files.iter().map(|file| (file.path, Some(file.bytes))))
+            .chain(self.vendored.iter().map(|file| (file.path, Some(file.bytes))));
         for (path, bytes) in kit_files {
             // A template file of the same name wins: it is the bot's own.
             if let Some(bytes) = bytes
@@ -122,6 +135,33 @@ impl Kit {
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         files
+    }
+
+    /// Why `name` cannot name a bot of this kit, if it cannot (beyond the
+    /// site's own rule for names): the Rust kit's bot is a cargo package
+    /// of that name, which cannot start with a digit or be a Rust keyword
+    /// or `test`.
+    pub fn refuse_name(&self, name: &str) -> Option<String> {
+        if self.language != "rust" {
+            return None;
+        }
+        const RESERVED: &[&str] = &[
+            "abstract", "async", "await", "become", "box", "const", "continue", "crate", "dyn", "else", "enum",
+            "extern", "false", "final", "impl", "let", "loop", "macro", "match", "mod", "move", "mut", "override",
+            "priv", "pub", "ref", "return", "self", "static", "struct", "super", "test", "trait", "true", "try",
+            "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+        ];
+        if name.starts_with(|c: char| c.is_ascii_digit()) {
+            return Some(format!(
+                "{name:?} starts with a digit, which a cargo package name cannot"
+            ));
+        }
+        if RESERVED.contains(&name.to_ascii_lowercase().as_str()) {
+            return Some(format!(
+                "{name:?} is a Rust keyword or reserved name, which cargo refuses as a package name"
+            ));
+        }
+        None
     }
 
     /// The folder every entry of [`Kit::archive`] sits in:
@@ -223,7 +263,7 @@ mod tests {
 
     #[test]
     fn every_kit_has_a_build_script_readme_setup_and_no_build_output() {
-        for language in ["assemblyscript", "c", "go", "javascript", "python", "zig"] {
+        for language in ["assemblyscript", "c", "go", "javascript", "python", "rust", "zig"] {
             assert!(languages().contains(&language), "{language}: {:?}", languages());
         }
         for kit in kits() {
@@ -336,6 +376,80 @@ mod tests {
             "no wasi:http imports"
         );
         assert!(text(&js, "wit/bot.wit").contains("export wasi:cli/run@0.2.12"));
+    }
+
+    #[test]
+    fn the_rust_kit_carries_the_sdk_and_the_rules_standalone() {
+        let rust = kit("rust").expect("a Rust kit");
+        let folder = rust.bot_folder("zed-bot");
+        for needed in [
+            "Cargo.toml",
+            "Cargo.lock",
+            "src/main.rs",
+            "arbiter/sdk/Cargo.toml",
+            "arbiter/sdk/src/lib.rs",
+            "arbiter/games/Cargo.toml",
+            "arbiter/games/src/lib.rs",
+            "arbiter/games/src/skirmish/maps/duel48.txt",
+        ] {
+            assert!(folder.iter().any(|f| f.path == needed), "rust: {needed}");
+        }
+        // The sources are the workspace's, as they are (not personalized).
+        assert_eq!(
+            text(&folder, "arbiter/sdk/src/lib.rs").as_bytes(),
+            include_bytes!("../../sdk/src/lib.rs")
+        );
+        assert_eq!(
+            text(&folder, "arbiter/games/src/othello/position.rs").as_bytes(),
+            include_bytes!("../../games/src/othello/position.rs")
+        );
+        // No inheritance from a workspace the folder does not have.
+        for manifest in ["arbiter/sdk/Cargo.toml", "arbiter/games/Cargo.toml"] {
+            let manifest = text(&folder, manifest);
+            assert!(
+                !manifest.contains(".workspace") && !manifest.contains("workspace ="),
+                "{manifest}"
+            );
+            assert!(manifest.contains("edition = \"2024\""), "{manifest}");
+            assert!(
+                !manifest.contains("criterion") && !manifest.contains("[[bench]]"),
+                "{manifest}"
+            );
+        }
+        assert!(text(&folder, "arbiter/sdk/Cargo.toml").contains("arbiter-games = { path = \"../games\" }"));
+        // The bot's package and lock carry its name; the lock pins the
+        // workspace's crates.io crates the SDK needs, and no dev-dependency.
+        let manifest = text(&folder, "Cargo.toml");
+        assert!(manifest.contains("name = \"zed-bot\""), "{manifest}");
+        assert!(
+            manifest.contains("arbiter-sdk = { path = \"arbiter/sdk\" }"),
+            "{manifest}"
+        );
+        let lock = text(&folder, "Cargo.lock");
+        for needed in [
+            "name = \"zed-bot\"",
+            "name = \"arbiter-sdk\"",
+            "name = \"serde_json\"",
+            "name = \"rand_chacha\"",
+        ] {
+            assert!(lock.contains(needed), "{needed} in {lock}");
+        }
+        assert!(
+            !lock.contains("name = \"criterion\"") && !lock.contains("name = \"proptest\""),
+            "{lock}"
+        );
+        assert!(!lock.contains("name = \"wasmtime\""), "only what the SDK needs");
+        assert!(text(&folder, "src/main.rs").contains("\"zed-bot\""), "the init name");
+    }
+
+    #[test]
+    fn the_rust_kit_refuses_names_cargo_refuses() {
+        let rust = kit("rust").expect("a Rust kit");
+        assert!(rust.refuse_name("9lives").is_some());
+        assert!(rust.refuse_name("self").is_some());
+        assert!(rust.refuse_name("Test").is_some());
+        assert_eq!(rust.refuse_name("zed-bot"), None);
+        assert_eq!(kit("c").expect("a C kit").refuse_name("9lives"), None);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// from the Arbiter sources.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Examples:\n  arbiter new c my-bot\n  arbiter new zig greedy-z --dir bots/greedy-z\n  arbiter new python my-bot\n\nThen: cd my-bot && bash setup.sh (once; as root for C, Zig, AssemblyScript and Go) && sh build.sh && arbiter check bot.wasm"
+    after_help = "Examples:\n  arbiter new c my-bot\n  arbiter new zig greedy-z --dir bots/greedy-z\n  arbiter new python my-bot\n  arbiter new rust my-bot\n\nThen: cd my-bot && bash setup.sh (once; as root for C, Zig, AssemblyScript and Go) && sh build.sh && arbiter check bot.wasm"
 )]
 pub struct Args {
     /// The kit's language (`arbiter new --list` shows them).
@@ -41,6 +41,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("there is no kit for {language:?}: the kits are {languages}");
     };
     arbiter_ladder::uploads::valid_bot_name(&name).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(why) = kit.refuse_name(&name) {
+        bail!("{why}: choose another name for a {} bot", kit.language());
+    }
     let dir = args.dir.unwrap_or_else(|| PathBuf::from(&name));
     if dir.exists() && std::fs::read_dir(&dir).map(|mut d| d.next().is_some()).unwrap_or(true) {
         bail!(
@@ -70,6 +73,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         arbiter_kits::SETUP,
         if matches!(language, "python" | "javascript") {
             "into your user cache"
+        } else if language == "rust" {
+            "rustup's wasm32-wasip1 target, for your user"
         } else {
             "as root"
         }

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `/download/arbiter` | the running executable's bytes |
 //! | `/download/arbiter.sha256` | its digest, in `sha256sum` format |
-//! | `/download/kits/{lang}.tar.gz` | the kit for `lang` |
+//! | `/download/kits/{lang}.tar.gz` | the kit for `lang` (`rust.tar.gz`: a cargo project with the SDK and the rules inside) |
 
 use super::{SiteError, SiteResult};
 use axum::body::Bytes;
@@ -215,5 +215,32 @@ mod tests {
     fn every_kit_has_an_archive() {
         let archived: Vec<&str> = kit_archives().iter().map(|(l, _)| *l).collect();
         assert_eq!(archived, arbiter_kits::languages());
+    }
+
+    #[tokio::test]
+    async fn the_rust_kit_is_served_with_the_sdk_inside() {
+        let response = kit(Path("rust.tar.gz".to_owned())).await.expect("a Rust kit");
+        assert_eq!(response.status(), StatusCode::OK);
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("a body");
+        let expected = arbiter_kits::kit("rust")
+            .expect("a Rust kit")
+            .archive()
+            .expect("an archive");
+        assert_eq!(body.as_ref(), expected.as_slice(), "the same bytes every time");
+        // The tar stream holds every entry's name as it is.
+        let mut tar = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(body.as_ref()), &mut tar).expect("gzip");
+        let holds = |name: &str| tar.windows(name.len()).any(|w| w == name.as_bytes());
+        for needed in [
+            "arbiter-kit-rust/Cargo.toml",
+            "arbiter-kit-rust/Cargo.lock",
+            "arbiter-kit-rust/src/main.rs",
+            "arbiter-kit-rust/arbiter/sdk/Cargo.toml",
+            "arbiter-kit-rust/arbiter/games/src/lib.rs",
+        ] {
+            assert!(holds(needed), "{needed} in the archive");
+        }
     }
 }
