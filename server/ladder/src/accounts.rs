@@ -2,7 +2,21 @@
 //! rules for names and passwords and the limits on guessing. The JSON API
 //! (`POST /api/users`, `POST /api/sessions`) and the site's forms
 //! (`POST /signup`, `POST /signin`) both call these, so the rules exist
-//! once.
+//! once. So do changing a password ([`change_password`]) and deleting an
+//! account ([`delete_account`]).
+//!
+//! # Deleting an account
+//!
+//! The account's sessions, API token and its bots' bot tokens are deleted;
+//! its bots are retired (out of matchmaking, challenges and the agent
+//! hall), their bios and photos removed, and the user row is kept
+//! anonymised: named [`DELETED_NAME`], with no password (nobody can sign in
+//! as it) and a name key no name can take, so the name is free again. The
+//! bots keep their names, versions, matches, replays and ratings, so every
+//! played match, its replay and the ratings of the bots that met them stay
+//! intact and verifiable; pages show their owner as "deleted user". The
+//! games people played are kept with the person's name replaced by
+//! [`DELETED_NAME`].
 
 use crate::auth::{
     self, create_session, end_session, hash_password, rate_limit, rate_limit_event, sweep_sessions, verify_password,
@@ -34,6 +48,12 @@ pub const SIGNINS_PER_NAME_AND_IP_PER_MINUTE: i64 = 10;
 pub const SIGNINS_PER_NAME_PER_MINUTE: i64 = 100;
 /// Failed sign-ins from one address per minute (a right one is not counted).
 pub const SIGNINS_PER_IP_PER_MINUTE: i64 = 30;
+
+/// Attempts at an account's current password (to change it or to delete
+/// the account) per minute; a right one is not counted.
+pub const PASSWORD_CHECKS_PER_USER_PER_MINUTE: i64 = 10;
+/// The name a deleted account's row, and people games, show instead of it.
+pub const DELETED_NAME: &str = "deleted user";
 
 const MINUTE_MS: i64 = 60 * 1000;
 const HOUR_MS: i64 = 60 * MINUTE_MS;
@@ -187,6 +207,175 @@ pub async fn sign_in(
     })
 }
 
+/// What changing a password takes: the current one and the new one.
+#[derive(Deserialize)]
+pub struct PasswordChange {
+    /// The password now, in clear.
+    pub current_password: String,
+    /// The new password: 8 to 256 characters.
+    pub new_password: String,
+}
+
+/// Checks `password` against the stored hash of (live) account `user_id`,
+/// counting a wrong one against [`PASSWORD_CHECKS_PER_USER_PER_MINUTE`]:
+/// 403 "the password is wrong", 429 past the limit, 404 for an account
+/// that is gone.
+async fn check_own_password(core: &Core, user_id: i64, password: &str, what: &str) -> Result<String> {
+    let event = rate_limit_event(
+        &core.db,
+        &format!("password-check:{user_id}"),
+        PASSWORD_CHECKS_PER_USER_PER_MINUTE,
+        MINUTE_MS,
+    )
+    .await?;
+    let row: Option<(String, String)> =
+        sqlx::query_as("SELECT name, password_hash FROM users WHERE id = $1 AND deleted_ms IS NULL")
+            .bind(user_id)
+            .fetch_optional(&core.db.pool)
+            .await?;
+    let (name, hash) = row.ok_or_else(|| Error::not_found("user"))?;
+    let sent = password.to_owned();
+    let right = password.chars().count() <= PASSWORD_MAX
+        && !hash.is_empty()
+        && blocking(move || verify_password(&sent, &hash)).await?;
+    if !right {
+        return Err(Error::Forbidden(format!("{what} is wrong")));
+    }
+    event.forgive(&core.db).await?;
+    Ok(name)
+}
+
+/// Changes `user_id`'s password. The current password must be right (403
+/// otherwise, 429 past [`PASSWORD_CHECKS_PER_USER_PER_MINUTE`] wrong ones),
+/// the new one valid (400) and different from it (400). Every session of
+/// the account and its API token are revoked with the change; when
+/// `reissue` (the change came from a session), a new session is opened and
+/// returned, so the browser that changed it stays signed in.
+pub async fn change_password(
+    core: &Core,
+    user_id: i64,
+    change: &PasswordChange,
+    reissue: bool,
+) -> Result<Option<SignedIn>> {
+    validate_password(&change.new_password)?;
+    let name = check_own_password(core, user_id, &change.current_password, "the current password").await?;
+    if change.new_password == change.current_password {
+        return Err(Error::Invalid("the new password is the same as the current one".into()));
+    }
+    let password = change.new_password.clone();
+    let hash = blocking(move || hash_password(&password)).await??;
+    let mut tx = core.db.begin_write().await?;
+    sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
+        .bind(user_id)
+        .bind(hash)
+        .execute(&mut *tx)
+        .await?;
+    revoke_credentials(&mut tx, user_id).await?;
+    tx.commit().await?;
+    if !reissue {
+        return Ok(None);
+    }
+    let (secret, csrf) = create_session(&core.db, user_id).await?;
+    Ok(Some(SignedIn {
+        user_id,
+        name,
+        secret,
+        csrf,
+    }))
+}
+
+/// Deletes every session and the API token of `user_id`.
+async fn revoke_credentials(tx: &mut sqlx::AnyConnection, user_id: i64) -> Result<()> {
+    sqlx::query("DELETE FROM sessions WHERE user_id = $1")
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("DELETE FROM api_tokens WHERE user_id = $1")
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+/// What deleting an account takes: its password, and its name typed again.
+#[derive(Deserialize)]
+pub struct Deletion {
+    /// The account's password, in clear.
+    pub password: String,
+    /// The account's user name, typed to confirm (any letter case).
+    pub confirm: String,
+}
+
+/// What deleting an account did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deleted {
+    /// The name the account had.
+    pub name: String,
+    /// Its bots, all retired now (their matches and replays are kept).
+    pub bots_retired: u64,
+    /// People games whose person's name was replaced by [`DELETED_NAME`].
+    pub people_games_anonymised: u64,
+}
+
+/// Deletes `user_id`'s account as the module's doc says, in one
+/// transaction. 400 unless `deletion.confirm` is the account's name, 403
+/// for a wrong password (429 past [`PASSWORD_CHECKS_PER_USER_PER_MINUTE`]),
+/// 404 for an account already deleted. Nothing is changed on a refusal.
+pub async fn delete_account(core: &Core, user_id: i64, deletion: &Deletion) -> Result<Deleted> {
+    let name: Option<String> = sqlx::query_scalar("SELECT name FROM users WHERE id = $1 AND deleted_ms IS NULL")
+        .bind(user_id)
+        .fetch_optional(&core.db.pool)
+        .await?;
+    let name = name.ok_or_else(|| Error::not_found("user"))?;
+    if !deletion.confirm.trim().eq_ignore_ascii_case(&name) {
+        return Err(Error::Invalid(format!(
+            "to confirm, type your user name ({name}) in the confirmation field"
+        )));
+    }
+    check_own_password(core, user_id, &deletion.password, "the password").await?;
+    let mut tx = core.db.begin_write().await?;
+    let owned = "(SELECT id FROM bots WHERE owner_id = $1)";
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE versions SET status = 'retired' WHERE bot_id IN {owned} AND status IN ('active', 'checking', 'paused')"
+    )))
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DELETE FROM bot_tokens WHERE bot_id IN {owned}"
+    )))
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await?;
+    let bots_retired =
+        sqlx::query("UPDATE bots SET retired = 1, bio = '', photo_sha256 = NULL, auto_match = 0 WHERE owner_id = $1")
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+    let people_games_anonymised = sqlx::query("UPDATE people_games SET user_id = NULL, person = $2 WHERE user_id = $1")
+        .bind(user_id)
+        .bind(DELETED_NAME)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    revoke_credentials(&mut tx, user_id).await?;
+    sqlx::query("UPDATE users SET name = $2, name_key = $3, password_hash = '', deleted_ms = $4 WHERE id = $1")
+        .bind(user_id)
+        .bind(DELETED_NAME)
+        // A `:` is in no user name, so no sign-up can take this key.
+        .bind(format!("deleted:{user_id}"))
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Deleted {
+        name,
+        bots_retired,
+        people_games_anonymised,
+    })
+}
+
 /// Checks a user name: 3–32 ASCII letters, digits, `_` or `-`.
 pub fn validate_name(name: &str) -> Result<()> {
     let well_formed = (NAME_MIN..=NAME_MAX).contains(&name.len())
@@ -250,10 +439,11 @@ pub struct Profile {
     pub house: bool,
 }
 
-/// The public profile of the user called `name` (any case); 404 if none.
+/// The public profile of the user called `name` (any case); 404 if none
+/// (a deleted account has none).
 pub async fn profile(db: &Db, name: &str) -> Result<Profile> {
     let row: Option<(i64, String, i64, i64)> =
-        sqlx::query_as("SELECT id, name, created_ms, is_house FROM users WHERE name_key = $1")
+        sqlx::query_as("SELECT id, name, created_ms, is_house FROM users WHERE name_key = $1 AND deleted_ms IS NULL")
             .bind(name_key(name))
             .fetch_optional(&db.pool)
             .await?;

@@ -152,10 +152,15 @@ pub struct Version {
     pub sha256: String,
     /// Where it is in its life.
     pub status: VersionStatus,
-    /// Why it was rejected, if it was.
+    /// Why it was rejected, if it was; for a version accepted on some of
+    /// its ladders only, why the others refused it (one line each).
     pub reason: Option<String>,
-    /// The ladders it was uploaded for.
+    /// The ladders it plays: those it was uploaded for until its check
+    /// ends, then those whose smoke match it passed (see `verdicts`).
     pub ladders: Vec<String>,
+    /// Each ticked ladder's verdict of its check (passed, or refused with
+    /// the reason), in the order ticked; empty before the check ends.
+    pub verdicts: Vec<crate::versions::LadderVerdict>,
     /// When it was uploaded, Unix ms.
     pub created_ms: i64,
     /// When its check finished, Unix ms (`null` while checking).
@@ -174,14 +179,19 @@ pub struct Version {
 }
 
 /// The columns [`version_from`] reads, with `v` the versions table.
-const VERSION_COLUMNS: &str =
-    "v.id, v.number, v.sha256, v.status, v.reason, v.stderr, v.ladders, v.created_ms, v.checked_ms, v.module";
+const VERSION_COLUMNS: &str = "v.id, v.number, v.sha256, v.status, v.reason, v.stderr, v.ladders, v.created_ms, v.checked_ms, v.module, \
+     v.verdicts";
 
 /// Reads a row of [`VERSION_COLUMNS`]; `stderr` only when `owner_view`.
 fn version_from(row: &AnyRow, owner_view: bool) -> Result<Version> {
     let ladders: String = row.try_get("ladders")?;
     let ladders: Vec<String> = serde_json::from_str(&ladders)
         .map_err(|error| Error::Internal(format!("a version's ladders are not a JSON list of names: {error}")))?;
+    let verdicts = match row.try_get::<Option<String>, _>("verdicts")? {
+        Some(json) => serde_json::from_str(&json)
+            .map_err(|error| Error::Internal(format!("a version's verdicts are not a JSON list: {error}")))?,
+        None => Vec::new(),
+    };
     Ok(Version {
         id: VersionId(row.try_get("id")?),
         number: row.try_get("number")?,
@@ -189,6 +199,7 @@ fn version_from(row: &AnyRow, owner_view: bool) -> Result<Version> {
         status: row.try_get::<String, _>("status")?.parse()?,
         reason: row.try_get("reason")?,
         ladders,
+        verdicts,
         created_ms: row.try_get("created_ms")?,
         checked_ms: row.try_get("checked_ms")?,
         module: row.try_get("module")?,
@@ -480,6 +491,7 @@ mod tests {
             status: VersionStatus::Checking,
             reason: None,
             ladders: vec!["othello:std".into()],
+            verdicts: Vec::new(),
             created_ms: 10,
             checked_ms: None,
             module: None,
@@ -494,7 +506,7 @@ mod tests {
             stranger,
             Some(json!({
                 "id": 3, "number": 1, "sha256": "ab", "status": "checking", "reason": null,
-                "ladders": ["othello:std"], "created_ms": 10, "checked_ms": null, "module": null,
+                "ladders": ["othello:std"], "verdicts": [], "created_ms": 10, "checked_ms": null, "module": null,
             }))
         );
         let owner = serde_json::to_value(version(Some(None))).ok();

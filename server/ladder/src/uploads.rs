@@ -500,3 +500,77 @@ pub async fn retire(core: &Core, user_id: i64, name: &str) -> Result<u64> {
     tx.commit().await?;
     Ok(retired)
 }
+
+/// What un-retiring a bot brought back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unretired {
+    /// The version that is active again (its ratings and matches kept), if
+    /// the bot had one that had passed its check.
+    pub active: Option<i64>,
+    /// Versions retired before their check ended, checking again.
+    pub checking: u64,
+}
+
+/// Un-retires `user_id`'s retired bot `name`, undoing [`retire`]: the
+/// newest of its retired versions that had passed its check is active
+/// again on its ladders (with its ratings), and newer versions retired
+/// while still checking are checked again. 404 for no such bot, 403 for
+/// someone else's, 409 for a bot that is not retired, or that has no
+/// version to bring back (upload one), or an agent bot past
+/// [`AGENT_BOTS_PER_ACCOUNT`]. Nothing changes on a refusal.
+pub async fn unretire(core: &Core, user_id: i64, name: &str) -> Result<Unretired> {
+    let mut tx = core.db.begin_write().await?;
+    let (bot_id, owner) = versions::find_bot(&mut tx, name)
+        .await?
+        .ok_or_else(|| Error::not_found(format!("bot {name:?}")))?;
+    if owner != user_id {
+        return Err(Error::Forbidden(format!("the bot {name} belongs to someone else")));
+    }
+    let retired: i64 = sqlx::query_scalar("SELECT retired FROM bots WHERE id = $1")
+        .bind(bot_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    if retired == 0 {
+        return Err(Error::Conflict(format!("{name} is not retired")));
+    }
+    let checked: Option<(i64, i64, i64)> = sqlx::query_as(
+        "SELECT id, number, agent FROM versions WHERE bot_id = $1 AND status = 'retired' AND checked_ms IS NOT NULL \
+         ORDER BY number DESC LIMIT 1",
+    )
+    .bind(bot_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if checked.as_ref().is_some_and(|(_, _, agent)| *agent != 0) {
+        agent_bot_room(&mut tx, core.db.backend, user_id, name).await?;
+    }
+    let after = checked.as_ref().map_or(0, |(_, number, _)| *number);
+    let checking = sqlx::query(
+        "UPDATE versions SET status = 'checking' WHERE bot_id = $1 AND status = 'retired' AND checked_ms IS NULL \
+         AND number > $2",
+    )
+    .bind(bot_id)
+    .bind(after)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if checked.is_none() && checking == 0 {
+        return Err(Error::Conflict(format!(
+            "{name} has no version to bring back (none passed its check): upload a new version instead"
+        )));
+    }
+    if let Some((version_id, _, _)) = checked {
+        versions::activate(&mut tx, version_id).await?;
+    }
+    sqlx::query("UPDATE bots SET retired = 0 WHERE id = $1")
+        .bind(bot_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    if checking > 0 {
+        versions::wake_checker();
+    }
+    Ok(Unretired {
+        active: checked.map(|(id, _, _)| id),
+        checking,
+    })
+}

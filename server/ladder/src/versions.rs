@@ -2,8 +2,11 @@
 //!
 //! A version is `checking` until the checks (sandbox checks, compilation in
 //! a child process, a smoke match against a house bot) accept or reject it,
-//! off the request path. Accepting it makes it `active` and retires the
-//! bot's previous active version from matchmaking.
+//! off the request path. Each ladder ticked gets its own smoke match and
+//! verdict ([`LadderVerdict`]): the version is accepted on the ladders it
+//! passed (and plays only those) and rejected only when it passed none.
+//! Accepting it makes it `active` and retires the bot's previous active
+//! version from matchmaking.
 
 use crate::check::{Verdict, check};
 use crate::core::Core;
@@ -146,16 +149,18 @@ pub async fn check_one(core: &Core, version_id: i64) -> Result<()> {
     let blobs = core.blobs.clone();
     let sandbox = core.sandbox.clone();
     let started = std::time::Instant::now();
-    let (verdict, module, compile_cpu) =
-        tokio::task::spawn_blocking(move || -> Result<(Verdict, Option<String>, Duration)> {
+    let (verdicts, module, compile_cpu, stderr) = tokio::task::spawn_blocking(
+        move || -> Result<(Vec<LadderVerdict>, Option<String>, Duration, String)> {
             let wasm = blobs
                 .get_module(&sha256, sandbox.config().max_binary_bytes())?
                 .ok_or_else(|| Error::Unavailable(format!("module {sha256} is missing from the blob store")))?;
-            // Smoke-test on every ladder the author ticked: a bot that works on
-            // one mode may crash on another.
-            let mut last = None;
+            // Smoke-test on every ladder the author ticked, each on its own:
+            // a bot that works on one mode may crash on another, and it
+            // plays on the ladders it passed.
+            let mut verdicts = Vec::new();
             let mut module = None;
             let mut compile_cpu = Duration::ZERO;
+            let mut stderr = String::new();
             for ladder in &ladders {
                 let variant: Variant = ladder.parse().map_err(|e| Error::Internal(format!("{e}")))?;
                 let control = controls
@@ -166,26 +171,42 @@ pub async fn check_one(core: &Core, version_id: i64) -> Result<()> {
                 compile_cpu += checked.compile_cpu;
                 // The first check compiled the module; the others found it.
                 module = module.or(checked.module);
-                if let Verdict::Rejected { reason, stderr } = checked.verdict {
-                    return Ok((
-                        Verdict::Rejected {
-                            reason: format!("{ladder}: {reason}"),
-                            stderr,
-                        },
-                        module,
-                        compile_cpu,
-                    ));
-                }
-                last = Some(checked.verdict);
+                verdicts.push(match checked.verdict {
+                    Verdict::Accepted { .. } => LadderVerdict {
+                        ladder: ladder.clone(),
+                        passed: true,
+                        reason: None,
+                    },
+                    Verdict::Rejected { reason, stderr: lines } => {
+                        if !lines.is_empty() {
+                            if ladders.len() > 1 {
+                                stderr.push_str(&format!("--- {ladder} ---\n"));
+                            }
+                            stderr.push_str(&lines.join("\n"));
+                            stderr.push('\n');
+                        }
+                        LadderVerdict {
+                            ladder: ladder.clone(),
+                            passed: false,
+                            reason: Some(reason),
+                        }
+                    }
+                });
             }
-            let verdict = last.ok_or_else(|| Error::Internal("the version names no ladder".to_owned()))?;
-            Ok((verdict, module, compile_cpu))
-        })
-        .await
-        .map_err(|e| Error::Internal(e.to_string()))
-        .and_then(|verdict| verdict)
-        .inspect_err(|_| core.metrics.check_finished("error", started.elapsed()))?;
+            if verdicts.is_empty() {
+                return Err(Error::Internal("the version names no ladder".to_owned()));
+            }
+            Ok((verdicts, module, compile_cpu, stderr.trim_end().to_owned()))
+        },
+    )
+    .await
+    .map_err(|e| Error::Internal(e.to_string()))
+    .and_then(|verdict| verdict)
+    .inspect_err(|_| core.metrics.check_finished("error", started.elapsed()))?;
     let took = started.elapsed();
+    let passed: Vec<String> = verdicts.iter().filter(|v| v.passed).map(|v| v.ladder.clone()).collect();
+    let refusals = refusal_lines(&verdicts);
+    let verdicts_json = serde_json::to_string(&verdicts).map_err(|e| Error::Internal(e.to_string()))?;
     let mut tx = core.db.begin_write().await?;
     // The upload reserved the most the compile could take; it took this.
     sqlx::query("UPDATE compile_spend SET cpu_ms = $2 WHERE version_id = $1")
@@ -193,29 +214,55 @@ pub async fn check_one(core: &Core, version_id: i64) -> Result<()> {
         .bind(i64::try_from(compile_cpu.as_millis()).unwrap_or(i64::MAX))
         .execute(&mut *tx)
         .await?;
-    sqlx::query("UPDATE versions SET module = $2 WHERE id = $1 AND status = 'checking'")
+    let updated = sqlx::query("UPDATE versions SET module = $2, verdicts = $3 WHERE id = $1 AND status = 'checking'")
         .bind(version_id)
         .bind(module)
+        .bind(verdicts_json)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    if updated == 0 {
+        // Retired (or checked by another process) meanwhile.
+        tx.commit().await?;
+        return Ok(());
+    }
+    let status = if passed.is_empty() {
+        sqlx::query(
+            "UPDATE versions SET status = 'rejected', reason = $2, stderr = $3, checked_ms = $4 \
+             WHERE id = $1 AND status = 'checking'",
+        )
+        .bind(version_id)
+        .bind(refusals)
+        .bind(stderr)
+        .bind(now_ms())
         .execute(&mut *tx)
         .await?;
-    let status = match &verdict {
-        Verdict::Accepted { .. } => {
-            activate(&mut tx, version_id).await?;
-            "active"
+        "rejected"
+    } else {
+        if passed.len() < verdicts.len() {
+            // Accepted on the ladders it passed: it plays those only, and
+            // says why not the others.
+            sqlx::query("DELETE FROM version_ladders WHERE version_id = $1")
+                .bind(version_id)
+                .execute(&mut *tx)
+                .await?;
+            for ladder in &passed {
+                sqlx::query("INSERT INTO version_ladders (version_id, ladder) VALUES ($1, $2)")
+                    .bind(version_id)
+                    .bind(ladder)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            sqlx::query("UPDATE versions SET ladders = $2, reason = $3, stderr = $4 WHERE id = $1")
+                .bind(version_id)
+                .bind(serde_json::to_string(&passed).map_err(|e| Error::Internal(e.to_string()))?)
+                .bind(refusals)
+                .bind(stderr)
+                .execute(&mut *tx)
+                .await?;
         }
-        Verdict::Rejected { reason, stderr } => {
-            sqlx::query(
-                "UPDATE versions SET status = 'rejected', reason = $2, stderr = $3, checked_ms = $4 \
-                 WHERE id = $1 AND status = 'checking'",
-            )
-            .bind(version_id)
-            .bind(reason)
-            .bind(stderr.join("\n"))
-            .bind(now_ms())
-            .execute(&mut *tx)
-            .await?;
-            "rejected"
-        }
+        activate(&mut tx, version_id).await?;
+        "active"
     };
     tx.commit().await?;
     core.metrics.check_finished(status, took);
@@ -224,6 +271,47 @@ pub async fn check_one(core: &Core, version_id: i64) -> Result<()> {
         status: status.to_string(),
     });
     Ok(())
+}
+
+/// One ladder's verdict of a version's check: whether its smoke game on
+/// that ladder passed, and why not.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct LadderVerdict {
+    /// The ladder, e.g. `othello:std`.
+    pub ladder: String,
+    /// Whether the version passed its smoke game there (and so plays there).
+    pub passed: bool,
+    /// Why it was refused there (`null` when it passed).
+    pub reason: Option<String>,
+}
+
+/// The refused ladders of `verdicts`, one `LADDER: REASON` line each, as
+/// a version's `reason` says them (`None` when every ladder passed).
+fn refusal_lines(verdicts: &[LadderVerdict]) -> Option<String> {
+    let lines: Vec<String> = verdicts
+        .iter()
+        .filter_map(|v| {
+            let reason = v.reason.as_deref().unwrap_or("refused");
+            (!v.passed).then(|| format!("{}: {reason}", v.ladder))
+        })
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let passed: Vec<&str> = verdicts
+        .iter()
+        .filter(|v| v.passed)
+        .map(|v| v.ladder.as_str())
+        .collect();
+    let mut text = lines.join("\n");
+    if !passed.is_empty() {
+        text = format!(
+            "accepted on {}; refused on the other ladders (untick them or fix the bot):\n{text}",
+            passed.join(", ")
+        );
+    }
+    Some(text)
 }
 
 /// Wakes the checker at once (after an upload).

@@ -49,6 +49,9 @@
 //!   (queued again, no attempt counted) and a second worker plays it while
 //!   the long one goes on; a worker stopped while holding a match claimed
 //!   ahead puts both it and the one it was playing back in the queue.
+//! - account and bot management (`changing_a_password`,
+//!   `deleting_an_account`, `retiring_and_unretiring`,
+//!   `each_ladder_has_its_own_verdict`): see `management/mod.rs`.
 //! - `recompute_equals_the_stored_ratings`: after ranked matches among
 //!   three versions `ratings::recompute` finds no difference, and finds
 //!   exactly the one rating tampered with afterwards.
@@ -70,6 +73,7 @@
 //! PostgreSQL variants run when `TEST_PG_URL` is set (CI sets it), and are
 //! listed as ignored with a note otherwise. Nothing here asserts on time.
 
+mod management;
 mod support;
 
 use arbiter_ladder::blobs::sha256_hex;
@@ -83,6 +87,7 @@ use arbiter_ladder::scheduler::{self, SchedulerConfig};
 use arbiter_ladder::tournaments::{self, TournamentRequest};
 use arbiter_ladder::worker::{self, WorkerConfig};
 use arbiter_ladder::{accounts, uploads, versions};
+use management::{changing_a_password, deleting_an_account, each_ladder_has_its_own_verdict, retiring_and_unretiring};
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -113,6 +118,10 @@ tests![
     retiring_a_bot,
     recompute_equals_the_stored_ratings,
     a_match_claimed_ahead_never_waits_behind_a_long_one,
+    changing_a_password,
+    deleting_an_account,
+    retiring_and_unretiring,
+    each_ladder_has_its_own_verdict,
 ];
 
 /// Equal up to floating-point noise of the databases' REAL types.
