@@ -568,7 +568,7 @@ async fn an_agent_bot_plays_a_house_bot_that_moves_on_its_own() {
 async fn rated_games(server: &TestServer, bot: i64) -> i64 {
     let db = server.db().await;
     sqlx::query_scalar(
-        "SELECT COALESCE(SUM(r.wins + r.draws + r.losses), 0) FROM ratings r JOIN versions v ON v.id = r.version_id \
+        "SELECT CAST(COALESCE(SUM(r.wins + r.draws + r.losses), 0) AS BIGINT) FROM ratings r JOIN versions v ON v.id = r.version_id \
          WHERE v.bot_id = $1 AND r.ladder = 'remote:othello:std'",
     )
     .bind(bot)
@@ -1373,4 +1373,155 @@ async fn a_database_outage_mid_match_runs_no_clock() {
     );
     let log = server.output();
     assert!(log.contains("clocks stand still"), "the pause is logged:\n{log}");
+}
+
+/// The mover's clock left in each active leg of `m`, as a client reads it
+/// at the server's `now`.
+fn clocks_left(m: &Value, now: i64) -> Vec<i64> {
+    m["state"]["legs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|leg| leg["status"] == "active")
+        .map(|leg| {
+            let color = usize::try_from(leg["turn"].as_i64().unwrap_or(1) - 1).unwrap_or(0);
+            let clock = leg["clocks_ms"][color].as_i64().expect("a clock");
+            clock - (now - leg["turn_started_ms"].as_i64().expect("turn_started_ms"))
+        })
+        .collect()
+}
+
+/// Moves played in every leg of `m`.
+fn moves_played(m: &Value) -> usize {
+    m["state"]["legs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|leg| leg["history"].as_array().map_or(0, Vec::len))
+        .sum()
+}
+
+/// Match `id` as `agent` polls it, with the server's time of the poll.
+async fn polled_at(agent: &Agent, id: i64) -> (i64, Value) {
+    let polled = agent.poll().await;
+    let now = polled["server_now_ms"].as_i64().expect("server_now_ms");
+    let m = polled["matches"]
+        .as_array()
+        .and_then(|matches| matches.iter().find(|m| m["id"] == json!(id)).cloned())
+        .unwrap_or_else(|| panic!("match {id} is not in the poll: {polled}"));
+    (now, m)
+}
+
+/// A deploy mid-match: SIGTERM, 3 s without a server, and a new
+/// `arbiter serve` on the same database and address. Both matches in
+/// flight, agent against agent and agent against a house bot, carry on
+/// where they were (boards, histories, revisions; no clock run while no
+/// process held them) and end rated, once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restart_resumes_every_agent_match_where_it_was() {
+    for backend in backends() {
+        let mut server = TestServer::start_with(backend).await;
+        let ((ann_id, ann), (bea_id, bea)) = ann_and_bea(&server).await;
+        let (cy_id, cy_token, cy_user) = agent_bot(&server, "cyd", "cy-engine").await;
+        let (status, body) = cy_user
+            .send_json(
+                support::Method::PUT,
+                "/api/bots/cy-engine/profile",
+                &json!({ "auto_match": false }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let cy = Agent::new(&server, &cy_token);
+        let duel = started(&bea, &ann, ann_id).await;
+        let house = greedy(&cy.poll().await);
+        let against_house = cy
+            .ok(json!({ "action": "agent_challenge", "target_id": house["id"] }))
+            .await["match_id"]
+            .as_i64()
+            .expect("a match id");
+        let duelists = [(ann_id, &ann), (bea_id, &bea)];
+        play_until(&duelists, duel, Duration::from_secs(60), None, |m| moves_played(m) >= 8).await;
+        play_until(&[(cy_id, &cy)], against_house, Duration::from_secs(60), None, |m| {
+            moves_played(m) >= 8
+        })
+        .await;
+        let (then, duel_before) = polled_at(&ann, duel).await;
+        let (_, house_before) = polled_at(&cy, against_house).await;
+
+        server.signal("TERM");
+        assert_eq!(server.exit_code(Duration::from_secs(20)).await, Some(0), "{backend:?}");
+        let db = server.db().await;
+        for id in [duel, against_house] {
+            let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
+                .bind(id)
+                .fetch_one(&db.pool)
+                .await
+                .expect("the row");
+            assert_eq!(status, "running", "{backend:?}: match {id} is left for the next start");
+        }
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        server.restart().await;
+
+        let (now, duel_after) = polled_at(&ann, duel).await;
+        assert_eq!(duel_after["status"], "running", "{backend:?}: {duel_after}");
+        for leg in 0..2 {
+            let (before, after) = (&duel_before["state"]["legs"][leg], &duel_after["state"]["legs"][leg]);
+            for field in ["board", "history", "revision", "clocks_ms", "turn", "legal_moves"] {
+                assert_eq!(after[field], before[field], "{backend:?}: leg {leg}'s {field}");
+            }
+        }
+        // Nobody moved in the duel meanwhile: the movers' clocks lost only
+        // the time the two processes ran, not the 3 s between them.
+        let (left_before, left_after) = (clocks_left(&duel_before, then), clocks_left(&duel_after, now));
+        assert_eq!(left_before.len(), left_after.len(), "{backend:?}");
+        for (before, after) in left_before.iter().zip(&left_after) {
+            let lost = before - after;
+            assert!(
+                (0..2_500).contains(&lost),
+                "{backend:?}: {lost} ms of clock lost over a restart (server time {} ms)",
+                now - then
+            );
+        }
+        assert!(now - then >= 3_000, "{backend:?}: the server's time went on");
+        // The house bot may have moved after the last look: what was played
+        // is still there, in order.
+        let (_, house_after) = polled_at(&cy, against_house).await;
+        for leg in 0..2 {
+            let before = house_before["state"]["legs"][leg]["history"]
+                .as_array()
+                .expect("a history");
+            let after = house_after["state"]["legs"][leg]["history"]
+                .as_array()
+                .expect("a history");
+            assert_eq!(&after[..before.len()], &before[..], "{backend:?}: leg {leg}");
+        }
+
+        let ended = play_out(&duelists, duel, Duration::from_secs(120)).await;
+        assert_eq!(
+            (ended["status"].as_str(), ended["state"]["finish_reason"].as_str()),
+            (Some("finished"), Some("discs")),
+            "{backend:?}: {ended}"
+        );
+        let ended = play_out(&[(cy_id, &cy)], against_house, Duration::from_secs(120)).await;
+        assert_eq!(ended["status"], "finished", "{backend:?}: {ended}");
+        for id in [duel, against_house] {
+            assert_eq!(ended_row(&server, id).await, "finished", "{backend:?}");
+            verify_replay(&server, id).await;
+        }
+        for bot in [ann_id, bea_id, cy_id] {
+            assert_eq!(rated_games(&server, bot).await, 1, "{backend:?}: rated once");
+        }
+        let saved: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM hall_matches")
+            .fetch_one(&db.pool)
+            .await
+            .expect("a count");
+        assert_eq!(saved, 0, "{backend:?}: nothing left saved once both ended");
+        let output = server.output();
+        assert_eq!(
+            output.matches("remote match resumed").count(),
+            2,
+            "{backend:?}: {output}"
+        );
+        assert!(!output.contains("panicked"), "{backend:?}: {output}");
+    }
 }

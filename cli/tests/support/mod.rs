@@ -152,6 +152,7 @@ pub struct TestServer {
     output: Arc<Mutex<Vec<String>>>,
     pg: Option<PgDatabase>,
     check: Option<AnswerCheck>,
+    options: Options,
     _dir: tempfile::TempDir,
 }
 
@@ -197,49 +198,7 @@ impl TestServer {
                 (Some(pg.url.clone()), Some(pg))
             }
         };
-        let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
-        command
-            .arg("serve")
-            .arg("--data")
-            .arg(&data_dir)
-            .args(["--listen", "127.0.0.1:0", "--workers", &options.workers.to_string()])
-            .args(&options.args)
-            .env_remove("DATABASE_URL")
-            .envs(options.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        if !options.schedule {
-            command.arg("--no-schedule");
-        }
-        if let Some(url) = &database_url {
-            command.env("DATABASE_URL", url);
-        }
-        let mut child = command.spawn().expect("the arbiter binary starts");
-        let output = Arc::new(Mutex::new(Vec::new()));
-        let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
-        let stdout = child.stdout.take().expect("piped stdout");
-        let stderr = child.stderr.take().expect("piped stderr");
-        collect_lines(stdout, Arc::clone(&output), Some(addr_tx));
-        collect_lines(stderr, Arc::clone(&output), None);
-        let addr = match tokio::time::timeout(STARTUP_TIMEOUT, addr_rx).await {
-            Ok(Ok(addr)) => addr,
-            outcome => {
-                let _ = child.kill();
-                let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
-                std::thread::sleep(Duration::from_millis(100)); // let the readers catch the last lines
-                let why = if outcome.is_err() {
-                    "did not start in time"
-                } else {
-                    "exited"
-                };
-                panic!(
-                    "arbiter serve ({backend:?}) {why} ({status}); its output:\n{}",
-                    lock(&output).join("\n"),
-                    backend = options.backend
-                );
-            }
-        };
+        let (child, output, addr) = spawn(&options, &data_dir, database_url.as_deref(), "127.0.0.1:0").await;
         TestServer {
             addr,
             base_url: format!("http://{addr}"),
@@ -250,8 +209,25 @@ impl TestServer {
             output,
             pg,
             check: None,
+            options,
             _dir: dir,
         }
+    }
+
+    /// Starts the server again after it exited (a deploy): the same data
+    /// directory, database and address, a new process. Its earlier output
+    /// is kept before the new one.
+    pub async fn restart(&mut self) {
+        assert!(!self.is_running(), "restart() after the process exited");
+        let listen = self.addr.to_string();
+        let (child, output, addr) = spawn(&self.options, &self.data_dir, self.database_url.as_deref(), &listen).await;
+        let mut earlier = std::mem::take(&mut *lock(&self.output));
+        earlier.push("--- restarted ---".to_owned());
+        earlier.append(&mut lock(&output));
+        *lock(&output) = earlier;
+        self.child = child;
+        self.output = output;
+        assert_eq!(addr, self.addr, "the same address");
     }
 
     /// `base_url` + `path` (`path` starts with `/`).
@@ -343,6 +319,61 @@ impl TestServer {
     pub async fn exit_code(&mut self, limit: Duration) -> Option<i32> {
         exit_code(&mut self.child, limit).await
     }
+}
+
+/// Starts `arbiter serve` as `options` say on `data_dir` (and
+/// `database_url`), listening on `listen`: the process, its output lines
+/// (collected as they come) and the address it listens on.
+async fn spawn(
+    options: &Options,
+    data_dir: &std::path::Path,
+    database_url: Option<&str>,
+    listen: &str,
+) -> (Child, Arc<Mutex<Vec<String>>>, SocketAddr) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    command
+        .arg("serve")
+        .arg("--data")
+        .arg(data_dir)
+        .args(["--listen", listen, "--workers", &options.workers.to_string()])
+        .args(&options.args)
+        .env_remove("DATABASE_URL")
+        .envs(options.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if !options.schedule {
+        command.arg("--no-schedule");
+    }
+    if let Some(url) = database_url {
+        command.env("DATABASE_URL", url);
+    }
+    let mut child = command.spawn().expect("the arbiter binary starts");
+    let output = Arc::new(Mutex::new(Vec::new()));
+    let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
+    let stdout = child.stdout.take().expect("piped stdout");
+    let stderr = child.stderr.take().expect("piped stderr");
+    collect_lines(stdout, Arc::clone(&output), Some(addr_tx));
+    collect_lines(stderr, Arc::clone(&output), None);
+    let addr = match tokio::time::timeout(STARTUP_TIMEOUT, addr_rx).await {
+        Ok(Ok(addr)) => addr,
+        outcome => {
+            let _ = child.kill();
+            let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
+            std::thread::sleep(Duration::from_millis(100)); // let the readers catch the last lines
+            let why = if outcome.is_err() {
+                "did not start in time"
+            } else {
+                "exited"
+            };
+            panic!(
+                "arbiter serve ({backend:?}) {why} ({status}); its output:\n{}",
+                lock(&output).join("\n"),
+                backend = options.backend
+            );
+        }
+    };
+    (child, output, addr)
 }
 
 /// Sends `signal` (e.g. `TERM`) to `child`, as an operator's `kill` would.

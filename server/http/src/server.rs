@@ -168,8 +168,10 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
             stop.clone(),
         ));
     }
-    // The agent hall: agent bots' matches, on this process's clock (every
-    // agent request of a deployment reaches this process).
+    // The agent hall: agent bots' matches, on this process's clock. The
+    // matches an earlier process saved are resumed before any request is
+    // answered, so that no agent finds its match missing.
+    core.agents.take_over(&core).await;
     tasks.spawn(core.agents.clone().run(core.clone(), stop.clone()));
     // Games people were playing when an earlier process stopped: aborted,
     // with a notice on their pages.

@@ -8,12 +8,12 @@ use arbiter_games::othello::{Color, HistoryEntry, Mode, Move, Othello, Placed};
 use arbiter_games::{FinishReason, Game, RequestContext, Side};
 use arbiter_referee::replay::{GameRecord, MatchResult, ReplaySettings, TurnRecord};
 use arbiter_referee::{EntrantInfo, Replay, Spent};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 /// Where a match is, in the seed's words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Waiting for `bot_b` to accept.
@@ -50,7 +50,7 @@ impl Status {
 }
 
 /// How a leg stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LegStatus {
     /// Being played.
@@ -64,7 +64,7 @@ pub enum LegStatus {
 }
 
 /// Why a match ended, in the seed's words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchFinish {
     /// Both legs played out; discs decided.
@@ -112,7 +112,7 @@ pub enum Refusal {
 }
 
 /// One participant as the match knows it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Participant {
     /// The bot's id (the agent API's bot id).
     pub bot: i64,
@@ -362,6 +362,9 @@ pub struct LiveMatch {
     moved: [bool; 2],
     /// The match-level revision: +1 on every change, for the event stream.
     pub revision: u64,
+    /// Snapshots taken ([`LiveMatch::snapshot`]): a later one replaces an
+    /// earlier one in the database, never the other way.
+    saves: u64,
 }
 
 impl LiveMatch {
@@ -401,6 +404,7 @@ impl LiveMatch {
             ratings: None,
             moved: [false; 2],
             revision: 0,
+            saves: 0,
         }
     }
 
@@ -840,6 +844,208 @@ impl LiveMatch {
     }
 }
 
+/// A match as the database keeps it between moves: everything
+/// [`LiveMatch::restore`] needs to rebuild it exactly. The boards are not
+/// stored but replayed from the opening and the moves, and checked against
+/// the board that was saved.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    id: i64,
+    ladder: String,
+    mode: Mode,
+    seed: u64,
+    participants: [Participant; 2],
+    time_limit_ms: i64,
+    status: Status,
+    ranked: bool,
+    auto: bool,
+    created_ms: i64,
+    expires_ms: i64,
+    started_ms: Option<i64>,
+    finished_ms: Option<i64>,
+    legs: Vec<SavedLeg>,
+    winner: Option<u8>,
+    finish: Option<MatchFinish>,
+    ratings: Option<[[f64; 2]; 2]>,
+    moved: [bool; 2],
+    revision: u64,
+    saves: u64,
+}
+
+/// One leg of a [`Saved`] match.
+#[derive(Serialize, Deserialize)]
+struct SavedLeg {
+    black: u8,
+    clocks_ms: [i64; 2],
+    turn_started_ms: i64,
+    revision: u32,
+    /// Each move: colour code, participant, move code (-1: pass), hall ms.
+    history: Vec<(u8, u8, i32, i64)>,
+    status: LegStatus,
+    finished_ms: Option<i64>,
+    result_discs: Option<[u32; 2]>,
+    turns: Vec<TurnRecord>,
+    fault: Option<(Side, FinishReason, String)>,
+    /// The board the moves must lead to.
+    board: Vec<u8>,
+}
+
+/// Why a saved match cannot be rebuilt.
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    /// The text is not a saved match.
+    #[error("not a saved match: {0}")]
+    Format(#[from] serde_json::Error),
+    /// Its moves do not replay to its boards.
+    #[error("leg {leg}: {why}")]
+    Moves {
+        /// The leg.
+        leg: usize,
+        /// What went wrong.
+        why: String,
+    },
+}
+
+impl LiveMatch {
+    /// The match as the database keeps it (JSON), with its snapshot
+    /// number: a larger number is a later state of the same match.
+    pub fn snapshot(&mut self) -> (u64, String) {
+        self.saves += 1;
+        let saved = Saved {
+            id: self.id,
+            ladder: self.ladder.clone(),
+            mode: self.mode,
+            seed: self.seed,
+            participants: self.participants.clone(),
+            time_limit_ms: self.time_limit_ms,
+            status: self.status,
+            ranked: self.ranked,
+            auto: self.auto,
+            created_ms: self.created_ms,
+            expires_ms: self.expires_ms,
+            started_ms: self.started_ms,
+            finished_ms: self.finished_ms,
+            legs: self
+                .legs
+                .iter()
+                .map(|leg| SavedLeg {
+                    black: leg.black,
+                    clocks_ms: leg.clocks_ms,
+                    turn_started_ms: leg.turn_started_ms,
+                    revision: leg.revision,
+                    history: leg
+                        .history
+                        .iter()
+                        .map(|p| (p.color.code(), p.participant, p.mv.code(), p.at_ms))
+                        .collect(),
+                    status: leg.status,
+                    finished_ms: leg.finished_ms,
+                    result_discs: leg.result_discs,
+                    turns: leg.turns.clone(),
+                    fault: leg.fault.clone(),
+                    board: leg.game.position().board(),
+                })
+                .collect(),
+            winner: self.winner,
+            finish: self.finish,
+            ratings: self.ratings,
+            moved: self.moved,
+            revision: self.revision,
+            saves: self.saves,
+        };
+        (self.saves, serde_json::to_string(&saved).unwrap_or_default())
+    }
+
+    /// Rebuilds a match from its [`LiveMatch::snapshot`]: the same views,
+    /// clocks, revisions and replay as the match that was saved.
+    pub fn restore(text: &str) -> Result<LiveMatch, RestoreError> {
+        let saved: Saved = serde_json::from_str(text)?;
+        let opening = arbiter_games::othello::opening(saved.mode, saved.seed);
+        let start = Othello::from_opening(saved.mode, &opening)
+            .unwrap_or_else(|_| Othello::from_position(arbiter_games::othello::Position::start(saved.mode)));
+        let started = saved.started_ms.unwrap_or(0);
+        let mut legs = Vec::with_capacity(saved.legs.len());
+        for (index, leg) in saved.legs.into_iter().enumerate() {
+            let bad = |why: String| RestoreError::Moves { leg: index, why };
+            let mut game = start.clone();
+            let mut history = Vec::with_capacity(leg.history.len());
+            for (color, participant, code, at_ms) in leg.history {
+                let color = Color::from_code(color).ok_or_else(|| bad(format!("colour {color}")))?;
+                let mv = if code < 0 {
+                    Move::Pass
+                } else {
+                    Move::Place(u8::try_from(code).map_err(|_| bad(format!("square {code}")))?)
+                };
+                game.apply(&[(color.side(), mv)], u64::try_from(at_ms - started).unwrap_or(0))
+                    .map_err(|e| bad(e.to_string()))?;
+                history.push(Played {
+                    color,
+                    participant,
+                    mv,
+                    at_ms,
+                });
+            }
+            if game.position().board() != leg.board {
+                return Err(bad("its moves do not lead to its board".to_owned()));
+            }
+            legs.push(Leg {
+                game,
+                black: leg.black,
+                clocks_ms: leg.clocks_ms,
+                turn_started_ms: leg.turn_started_ms,
+                revision: leg.revision,
+                history,
+                status: leg.status,
+                finished_ms: leg.finished_ms,
+                result_discs: leg.result_discs,
+                turns: leg.turns,
+                fault: leg.fault,
+            });
+        }
+        Ok(LiveMatch {
+            id: saved.id,
+            ladder: saved.ladder,
+            mode: saved.mode,
+            seed: saved.seed,
+            participants: saved.participants,
+            time_limit_ms: saved.time_limit_ms,
+            status: saved.status,
+            ranked: saved.ranked,
+            auto: saved.auto,
+            created_ms: saved.created_ms,
+            expires_ms: saved.expires_ms,
+            started_ms: saved.started_ms,
+            finished_ms: saved.finished_ms,
+            opening,
+            legs,
+            winner: saved.winner,
+            finish: saved.finish,
+            ratings: saved.ratings,
+            moved: saved.moved,
+            revision: saved.revision,
+            saves: saved.saves,
+        })
+    }
+
+    /// Moves the match's running deadlines `delta_ms` later: the time no
+    /// process held it does not count against anyone (the accept
+    /// deadline, the first-move limit, the clocks of the movers).
+    pub fn rebase(&mut self, delta_ms: i64) {
+        if delta_ms == 0 || self.status.is_over() {
+            return;
+        }
+        self.expires_ms += delta_ms;
+        if let Some(started) = &mut self.started_ms {
+            *started += delta_ms;
+        }
+        for leg in &mut self.legs {
+            if leg.is_active() {
+                leg.turn_started_ms += delta_ms;
+            }
+        }
+    }
+}
+
 /// Reads `agent_move`'s `move`: a square number, `-1`, a square name
 /// (`d3`, `D3`, `j10` = `J0`) or a pass spelling.
 pub fn parse_move(value: &Value, mode: Mode) -> Result<Move, Refusal> {
@@ -923,6 +1129,54 @@ mod tests {
         let mv = l.game.position().legal_squares().first().map_or(-1, |&s| i64::from(s));
         let (mover, revision) = (l.mover(), i64::from(l.revision()));
         m.play(mover, leg as i64, revision, &Value::from(mv), now)
+    }
+
+    #[test]
+    fn a_snapshot_restores_the_same_match_in_every_mode_and_state() {
+        for mode in [Mode::Std, Mode::Anti, Mode::Grand, Mode::Octagon, Mode::Reversi] {
+            let mut m = running(mode, 1_000);
+            let mut now = 1_000;
+            let mut checked = 0;
+            // Through the whole match, a snapshot after every few moves.
+            while m.status == Status::Running && now < 1_000_000 {
+                for leg in 0..LEGS {
+                    if m.legs()[leg].is_active() {
+                        now += 37;
+                        let _ = first_legal(&mut m, leg, now);
+                    }
+                }
+                let (number, text) = m.snapshot();
+                let restored = LiveMatch::restore(&text).unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+                assert_eq!(restored.view(now), m.view(now), "{mode:?}");
+                assert_eq!(restored.saves, number);
+                checked += 1;
+            }
+            assert!(checked > 20, "{mode:?}: {checked} snapshots");
+            assert_eq!(m.status, Status::Finished, "{mode:?}");
+            let (_, text) = m.snapshot();
+            let restored = LiveMatch::restore(&text).expect("an ended match restores");
+            let replay = |m: &LiveMatch| serde_json::to_string(&m.replay("engine", None)).expect("a replay");
+            assert_eq!(replay(&restored), replay(&m), "{mode:?}: the same replay");
+        }
+    }
+
+    #[test]
+    fn a_restored_match_loses_no_clock_time_to_the_gap_and_refuses_tampered_moves() {
+        let mut m = running(Mode::Std, 1_000);
+        first_legal(&mut m, 0, 3_000).expect("a move");
+        let remaining = m.legs()[0].remaining_ms(5_000);
+        let (_, text) = m.snapshot();
+        let mut restored = LiveMatch::restore(&text).expect("restores");
+        // Saved at 5 000 on the old clock; the new process resumes it at
+        // 95 000 on its own.
+        restored.rebase(95_000 - 5_000);
+        assert_eq!(restored.legs()[0].remaining_ms(95_000), remaining);
+        assert_eq!(restored.check_first_moves(95_000, 30_000), Change::default());
+        // White's move in black's place: the moves no longer replay.
+        let tampered = text.replacen("\"history\":[[1,", "\"history\":[[2,", 1);
+        assert_ne!(tampered, text);
+        assert!(LiveMatch::restore(&tampered).is_err(), "{tampered}");
+        assert!(LiveMatch::restore("{}").is_err());
     }
 
     #[test]

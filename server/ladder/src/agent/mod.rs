@@ -15,17 +15,22 @@
 //! - A move is checked before it is applied; a refused move changes
 //!   nothing and says why in the seed's words (`illegal_move`,
 //!   `stale_revision`, `not_your_turn`, …).
-//! - A match is recorded (and rated) at most once; a match this process
-//!   did not finish (it stopped) is marked aborted at the next start and
-//!   never rated.
-//! - The hall lives in one process: every agent request of a deployment
-//!   must reach the same `arbiter serve`.
+//! - A match is recorded (and rated) at most once.
+//! - Every match in flight is saved at every change ([`store`]; a move is
+//!   saved before it is acknowledged). A stopping process releases its
+//!   matches and the next one resumes them where they were, with no clock
+//!   run while no process held them; a process that dies without releasing
+//!   them loses them to the next hall after [`store::LEASE_MS`].
+//! - A match is held by one hall at a time: every agent request about it
+//!   must reach the `arbiter serve` holding it (see the Operations section
+//!   of the README for several front ends).
 
 pub mod live;
 pub mod tokens;
 
 mod directory;
 mod house;
+mod store;
 
 pub use directory::AgentBot;
 use live::{Change, LiveMatch, Participant, Status};
@@ -189,6 +194,10 @@ struct HallState {
     thinking: HashSet<(i64, usize)>,
     /// Matches ended and not yet written.
     to_record: Vec<i64>,
+    /// Matches changed since they were last saved.
+    dirty: HashSet<i64>,
+    /// Matches whose end is written: never saved again.
+    done: HashSet<i64>,
 }
 
 struct HallInner {
@@ -252,6 +261,10 @@ const OUTAGE_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The bot directory as read at an instant.
 type DirectoryRead = (std::time::Instant, Arc<Vec<directory::Entry>>);
+
+/// How often a hall renews its hold on its matches and looks for matches
+/// nobody holds (well within [`store::LEASE_MS`]).
+const HOLD_RENEWAL: Duration = Duration::from_secs(2);
 
 /// How long the bot directory is reused before it is read again: polls
 /// show ratings and profiles at most this old.
@@ -752,6 +765,7 @@ impl Hall {
         );
         self.lock().matches.insert(id, live);
         self.notify(id);
+        self.save(core, &[id]).await;
         if b.house {
             self.start(core, id).await?;
         }
@@ -790,6 +804,8 @@ impl Hall {
         if let Some(m) = self.lock().matches.get_mut(&id) {
             m.start(now);
         }
+        self.notify(id);
+        self.save(core, &[id]).await;
         core.events.send(crate::events::Event::MatchStarted {
             id,
             ladder: self
@@ -821,6 +837,7 @@ impl Hall {
                 state.presence.entry(bot.id).or_default().auto_out_until_ms = out;
             }
         }
+        self.lock().done.insert(id);
         close_row(core, id, "rejected", "bot_b rejected the challenge").await?;
         self.notify(id);
         Ok(self.summary(id))
@@ -861,6 +878,7 @@ impl Hall {
             result.map(|_| change).map_err(|(refusal, _)| refusal)
         };
         self.notify(id);
+        self.save(core, &[id]).await;
         self.tick_matches(core);
         match result {
             Ok(_) => Ok(self.summary(id)),
@@ -883,7 +901,8 @@ impl Hall {
 
     /// Tells `id`'s bots' streams that it changed.
     fn notify(&self, id: i64) {
-        let state = self.lock();
+        let mut state = self.lock();
+        state.dirty.insert(id);
         if let Some(m) = state.matches.get(&id) {
             for participant in &m.participants {
                 if let Some(channel) = state.channels.get(&participant.bot) {
@@ -975,12 +994,20 @@ impl Hall {
             for &(id, leg) in &due {
                 state.thinking.insert((id, leg));
             }
+            for &(id, _) in &closed {
+                state.done.insert(id);
+            }
             // Ended matches leave polls after a while.
             let keep = rules.keep_ended_ms;
             let recording: HashSet<i64> = state.to_record.iter().copied().collect();
             state.matches.retain(|id, m| {
                 !m.status.is_over() || recording.contains(id) || m.finished_ms.is_none_or(|end| now - end < keep)
             });
+            let HallState {
+                matches, dirty, done, ..
+            } = state;
+            dirty.retain(|id| matches.contains_key(id));
+            done.retain(|id| matches.contains_key(id));
         }
         for id in changed {
             self.notify(id);
@@ -1098,7 +1125,15 @@ impl Hall {
             )
         };
         let Some(replay) = replay else { return };
-        match crate::worker::record_hall_match(core, &self.inner.id, id, &ladder, versions, ranked, replay).await {
+        let recorded =
+            crate::worker::record_hall_match(core, &self.inner.id, id, &ladder, versions, ranked, replay).await;
+        if recorded.is_ok() {
+            self.lock().done.insert(id);
+            if let Err(error) = store::forget(&core.db, id).await {
+                tracing::warn!(id, %error, "cannot drop the recorded remote match's saved state");
+            }
+        }
+        match recorded {
             Ok(Some(ratings)) => {
                 self.forget_directory();
                 if let Some(m) = self.lock().matches.get_mut(&id) {
@@ -1112,22 +1147,15 @@ impl Hall {
         }
     }
 
-    /// Marks remote matches an earlier process left pending or running as
-    /// aborted (they are never rated), then keeps the hall's time until
-    /// `stop`: every 200 ms, or at once when woken.
+    /// Resumes the matches an earlier process saved and released (or left
+    /// when it died), aborts unrated the remote match rows nobody can
+    /// resume, then keeps the hall's time until `stop`: every 200 ms, or at
+    /// once when woken. At the stop, every match in flight is saved and
+    /// released for the next process.
     pub async fn run(self, core: Core, mut stop: watch::Receiver<bool>) {
-        if let Err(error) = sqlx::query(
-            "UPDATE matches SET status = 'aborted', finished_ms = $1, \
-               error = 'the server stopped during this remote match; it was not rated' \
-             WHERE status IN ('pending', 'running') AND claimed_by LIKE 'hall-%'",
-        )
-        .bind(now_ms())
-        .execute(&core.db.pool)
-        .await
-        {
-            tracing::warn!(%error, "cannot close remote matches left from an earlier run");
-        }
+        self.take_over(&core).await;
         let mut last_auto = 0;
+        let mut last_renewal = std::time::Instant::now();
         loop {
             self.follow_database(&core).await;
             if self.is_paused() {
@@ -1142,6 +1170,12 @@ impl Hall {
                 continue;
             }
             self.tick_matches(&core);
+            self.save_changed(&core).await;
+            if last_renewal.elapsed() >= HOLD_RENEWAL {
+                last_renewal = std::time::Instant::now();
+                self.renew_hold(&core).await;
+                self.take_over(&core).await;
+            }
             let now = self.now();
             if now - last_auto >= 1_000 || now < last_auto {
                 last_auto = now;
@@ -1158,20 +1192,104 @@ impl Hall {
                 break;
             }
         }
-        // The process stops: what this hall was playing is written as
-        // aborted now, not left for the next start to find.
-        if let Err(error) = sqlx::query(
-            "UPDATE matches SET status = 'aborted', finished_ms = $1, \
-               error = 'the server stopped during this remote match; it was not rated' \
-             WHERE status IN ('pending', 'running') AND claimed_by = $2",
-        )
-        .bind(now_ms())
-        .bind(&self.inner.id)
-        .execute(&core.db.pool)
-        .await
-        {
-            tracing::warn!(%error, "cannot mark this hall's remote matches aborted as it stops");
+        // The process stops: every match in flight is saved as it is now
+        // and let go, for the next process to resume.
+        let all: Vec<i64> = self.lock().matches.keys().copied().collect();
+        self.save(&core, &all).await;
+        match store::release(&core.db, &self.inner.id, self.now()).await {
+            Ok(released) if released > 0 => {
+                tracing::info!(released, "remote matches saved for the next start");
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "cannot release this hall's remote matches as it stops"),
         }
+    }
+
+    /// Saves matches `ids` as they are now (those whose end is not written
+    /// yet); one that cannot be saved stays marked changed.
+    async fn save(&self, core: &Core, ids: &[i64]) {
+        let until = now_ms() + store::LEASE_MS;
+        let hall_ms = self.now();
+        for &id in ids {
+            let snapshot = {
+                let mut state = self.lock();
+                let done = state.done.contains(&id);
+                state.dirty.remove(&id);
+                match state.matches.get_mut(&id) {
+                    Some(m) if !done => Some(m.snapshot()),
+                    _ => None,
+                }
+            };
+            let Some((saves, text)) = snapshot else { continue };
+            if let Err(error) = store::save(&core.db, id, saves, &text, &self.inner.id, until, hall_ms).await {
+                tracing::warn!(id, %error, "cannot save the remote match");
+                self.lock().dirty.insert(id);
+            }
+        }
+    }
+
+    /// Saves every match changed since its last save.
+    async fn save_changed(&self, core: &Core) {
+        let dirty: Vec<i64> = self.lock().dirty.iter().copied().collect();
+        if !dirty.is_empty() {
+            self.save(core, &dirty).await;
+        }
+    }
+
+    /// Renews this hall's hold on its matches.
+    async fn renew_hold(&self, core: &Core) {
+        if let Err(error) = store::renew(&core.db, &self.inner.id, now_ms() + store::LEASE_MS, self.now()).await {
+            tracing::warn!(%error, "cannot renew the hold on this hall's remote matches");
+        }
+    }
+
+    /// Claims the matches no hall holds and resumes them here: each one's
+    /// deadlines move on by the time nobody held it, and its agents get
+    /// the disconnect limit from now to come back. Remote match rows that
+    /// cannot be resumed are aborted, unrated.
+    pub async fn take_over(&self, core: &Core) {
+        match store::tidy(&core.db, now_ms()).await {
+            Ok(0) => {}
+            Ok(aborted) => tracing::info!(aborted, "remote matches left without a saved state were aborted"),
+            Err(error) => tracing::warn!(%error, "cannot tidy the remote matches left from an earlier run"),
+        }
+        let claimed = match store::claim(&core.db, &self.inner.id, now_ms(), now_ms() + store::LEASE_MS).await {
+            Ok(claimed) => claimed,
+            Err(error) => {
+                tracing::warn!(%error, "cannot claim the remote matches left from an earlier run");
+                return;
+            }
+        };
+        for store::Claimed { id, state, hall_ms } in claimed {
+            let mut m = match LiveMatch::restore(&state) {
+                Ok(m) => m,
+                Err(error) => {
+                    tracing::warn!(id, %error, "a saved remote match cannot be resumed");
+                    let why = format!("the match could not be resumed after a restart ({error}); it was not rated");
+                    if let Err(error) = close_row(core, id, "aborted", &why).await {
+                        tracing::warn!(id, %error, "cannot close the remote match's row");
+                    }
+                    continue;
+                }
+            };
+            let now = self.now();
+            m.rebase(now - hall_ms);
+            let ended = m.status == Status::Finished;
+            {
+                let mut state = self.lock();
+                for participant in m.participants.iter().filter(|p| p.agent) {
+                    let presence = state.presence.entry(participant.bot).or_default();
+                    presence.last_seen_ms = presence.last_seen_ms.max(now);
+                }
+                if ended {
+                    state.to_record.push(id);
+                }
+                state.matches.insert(id, m);
+            }
+            tracing::info!(id, "remote match resumed");
+            self.notify(id);
+        }
+        self.inner.wake.notify_one();
     }
 
     /// One round of automatic matching: every online, idle agent bot with
@@ -1283,6 +1401,7 @@ async fn close_row(core: &Core, id: i64, status: &str, why: &str) -> Result<()> 
     .bind(why)
     .execute(&core.db.pool)
     .await?;
+    store::forget(&core.db, id).await?;
     core.events.send(crate::events::Event::MatchFinished {
         id,
         ladder: String::new(),
