@@ -167,6 +167,15 @@
 
   var TTT_KEYS = ['0-0', '0-1', '0-2', '1-0', '1-1', '1-2', '2-0', '2-1', '2-2'];
 
+  // A tic-tac-toe square (`row-column`, from 0) as people name it:
+  // `0-1` is "top middle", `1-1` the "centre" (the play page says the same).
+  function tttWords(key) {
+    var m = /^([0-2])-([0-2])$/.exec(String(key));
+    if (!m) return String(key);
+    if (m[1] === '1' && m[2] === '1') return 'centre';
+    return ['top', 'middle', 'bottom'][Number(m[1])] + ' ' + ['left', 'middle', 'right'][Number(m[2])];
+  }
+
   // Every position of one tic-tac-toe game: frame 0 is the empty grid, then
   // one frame per move (the `init` turns and faulted turns are skipped).
   function tictactoeFrames(game) {
@@ -227,6 +236,7 @@
     tictactoeFrames: tictactoeFrames,
     replayGame: replayGame,
     TTT_KEYS: TTT_KEYS,
+    tttWords: tttWords,
   };
   root.ArbiterGames = api;
 })(typeof window !== 'undefined' ? window : globalThis);

@@ -86,8 +86,9 @@
       var li = el('li', { class: frame.opening ? 'opening' : '' });
       var button = el('button', { type: 'button', 'data-frame': String(f), class: 'mv mv-' + frame.mover, tabindex: '-1' });
       var turn = frame.turn >= 0 ? game.turns[frame.turn] : null;
-      button.textContent = frame.label;
-      var title = (frame.opening ? 'opening move ' : 'move ') + f + ': ' + self.colours[frame.mover - 1] + ' ' + frame.label;
+      var label = self.othello ? frame.label : window.ArbiterGames.tttWords(frame.label);
+      button.textContent = label;
+      var title = (frame.opening ? 'opening move ' : 'move ') + f + ': ' + self.colours[frame.mover - 1] + ' ' + label;
       if (turn && turn.spent) title += ' · ' + ms(turn.spent.us) + (turn.spent.fuel !== undefined ? ' · ' + fuel(turn.spent.fuel) : '');
       button.title = title;
       button.setAttribute('aria-label', title);
@@ -236,7 +237,8 @@
     }
     var moveText;
     if (index === 0) moveText = 'Start position';
-    else moveText = (frame.opening ? 'Opening move ' : 'Move ') + index + ': ' + this.colours[frame.mover - 1] + ' ' + frame.label;
+    else moveText = (frame.opening ? 'Opening move ' : 'Move ') + index + ': ' + this.colours[frame.mover - 1] + ' ' +
+      (this.othello ? frame.label : window.ArbiterGames.tttWords(frame.label));
     var turn = frame.turn >= 0 ? this.game.turns[frame.turn] : null;
     if (turn && turn.spent) {
       moveText += ' (' + ms(turn.spent.us) + (turn.spent.fuel !== undefined ? ', ' + fuel(turn.spent.fuel) : '') + ')';

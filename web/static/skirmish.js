@@ -5,9 +5,13 @@
 // (data-verified="ok"), and draws both sides, or one side's view with the
 // fog of war, with a timeline scrubber and graphs of resources and army.
 //
-// Keys: ← → step (outside form fields); Home/End and Space (plays or
-// pauses) while focus is in the viewer but not on a control: there Space
-// and Enter press the focused button, and the view list keeps its keys.
+// Keys, as in the board games' viewer: ← → step (outside form fields);
+// Home/End and Space (plays or pauses) while focus is in the viewer (a
+// click on the map or the graphs gives it the focus) but not on a
+// control: there Space and Enter press the focused button, and the view
+// list keeps its keys. A legend names the tiles and pieces; the graphs
+// have axes; the map's and the graphs' text alternatives say what they
+// show at the current tick.
 // While the match is being played, site.js follows it and hands every
 // map it receives to ArbiterSkirmishLive.
 (function () {
@@ -17,6 +21,7 @@
   var TERRAIN = { '.': '#e9e4d4', 'T': '#4d7c3a', '#': '#6b6b6b' };
   var ARMY = { hfoo: true, hrif: true };
   var KEY_EVERY = 100;
+  var MINE = '#d4a017';
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -179,10 +184,17 @@
     root.appendChild(this.slider);
     this.caption = el('p', { class: 'tick-caption', 'aria-live': 'polite' });
     root.appendChild(this.caption);
-    this.canvas = el('canvas', { class: 'skirmish-map', role: 'img', 'aria-label': 'The map' });
+    this.canvas = el('canvas', { class: 'skirmish-map', role: 'img', 'aria-label': 'The map', 'aria-describedby': 'skirmish-legend-h' });
     root.appendChild(this.canvas);
-    this.graph = el('canvas', { class: 'skirmish-graph', role: 'img', 'aria-label': 'Resources and army of each side over time', width: '560', height: '160' });
+    root.appendChild(legend());
+    this.graph = el('canvas', { class: 'skirmish-graph', role: 'img', 'aria-label': 'Resources and army of each side over time', width: '640', height: '300' });
     root.appendChild(this.graph);
+    // The viewer takes the focus on a click outside its controls, so its
+    // keys (Home, End, Space) work after clicking the map or the graphs.
+    root.setAttribute('tabindex', '-1');
+    root.addEventListener('mousedown', function (e) {
+      if (!e.target.closest('button, input, select, a, ol, [tabindex="0"]')) root.focus({ preventScroll: true });
+    });
     // Keys act on the focused control first (Space or Enter presses a
     // button, the view list and the timeline keep their own keys); the
     // viewer's own keys work from anywhere else in it, and the arrows from
@@ -190,6 +202,35 @@
     // tab stop: its controls are.
     root.addEventListener('keydown', function (e) { self.key(e, true); });
     document.addEventListener('keydown', function (e) { if (!root.contains(e.target)) self.key(e, false); });
+  }
+
+  // The legend: what each colour and shape on the map is.
+  function legend() {
+    var box = el('div', { class: 'skirmish-legend' });
+    box.appendChild(el('h3', { class: 'small', id: 'skirmish-legend-h' }, 'Legend: open ground, forest, rock, gold mines, blue and red buildings (squares), soldiers (large dots) and workers (small dots); shaded tiles are out of sight'));
+    var list = el('ul', { class: 'legend', 'aria-labelledby': 'skirmish-legend-h' });
+    [
+      ['tile', TERRAIN['.'], 'Open ground'],
+      ['tile', TERRAIN.T, 'Forest (lumber)'],
+      ['tile', TERRAIN['#'], 'Rock'],
+      ['tile', MINE, 'Gold mine'],
+      ['tile', COLOURS[0], 'Blue building'],
+      ['big', COLOURS[0], 'Blue soldier'],
+      ['small', COLOURS[0], 'Blue worker'],
+      ['tile', COLOURS[1], 'Red building'],
+      ['big', COLOURS[1], 'Red soldier'],
+      ['small', COLOURS[1], 'Red worker'],
+      ['tile', 'rgba(0, 0, 0, 0.55)', 'Out of sight (fog of war)'],
+    ].forEach(function (item) {
+      var li = el('li');
+      var swatch = el('span', { class: 'key key-' + item[0], 'aria-hidden': 'true' });
+      swatch.style.background = item[1];
+      li.appendChild(swatch);
+      li.appendChild(document.createTextNode(' ' + item[2]));
+      list.appendChild(li);
+    });
+    box.appendChild(list);
+    return box;
   }
 
   Viewer.prototype.key = function (e, inside) {
@@ -311,7 +352,7 @@
       }
     }
     shown.mines.forEach(function (m) {
-      ctx.fillStyle = '#d4a017';
+      ctx.fillStyle = MINE;
       ctx.fillRect(m[1] * cell, m[2] * cell, 2 * cell, 2 * cell);
     });
     shown.units.forEach(function (u) {
@@ -361,31 +402,89 @@
     this.caption.textContent = 'Game ' + (this.index + 1) + ', tick ' + this.tick + ' of ' + game.last +
       ' — ' + f.names[0] + ' (blue): ' + state.res[0] + ' gold, ' + state.res[1] + ' lumber; ' +
       f.names[1] + ' (red): ' + state.res[2] + ' gold, ' + state.res[3] + ' lumber';
+    // The map in words: what a screen reader says instead of the picture.
+    var army = [0, 0];
+    var buildings = [0, 0];
+    shown.units.forEach(function (u) {
+      var kind = f.kinds[u[5]];
+      if (ARMY[kind.code]) army[u[4] - 1] += 1;
+      else if (kind.size > 1) buildings[u[4] - 1] += 1;
+    });
+    var view = this.fog ? ', as side ' + this.fog + ' sees it' : '';
+    this.canvas.setAttribute('aria-label', 'Map of game ' + (this.index + 1) + ' (' + f.w + '×' + f.h + ' tiles) at tick ' +
+      this.tick + ' of ' + game.last + view + ': ' + f.names[0] + ' (blue) ' + counts[0] + ' units (' + buildings[0] +
+      ' buildings, ' + army[0] + ' soldiers); ' + f.names[1] + ' (red) ' + counts[1] + ' units (' + buildings[1] +
+      ' buildings, ' + army[1] + ' soldiers); ' + shown.mines.length + ' gold mines in sight.');
     this.drawMarker();
   };
+
+  // The graphs: each side's gold + lumber (top) and soldiers (bottom)
+  // against the tick, each with labelled axes.
+  var PLOT = { left: 52, right: 12, top: 22, bottom: 24 };
 
   Viewer.prototype.drawGraph = function () {
     var game = this.games[this.index];
     var ctx = this.graph.getContext('2d');
     var w = this.graph.width, h = this.graph.height, half = h / 2;
+    var names = game.frames.names;
+    var x0 = PLOT.left, x1 = w - PLOT.right;
+    var last = Math.max(1, game.last);
     ctx.clearRect(0, 0, w, h);
-    ctx.font = '11px sans-serif';
-    [['res', 0, 'Gold + lumber'], ['army', half, 'Footmen + riflemen']].forEach(function (g) {
+    ctx.font = '12px sans-serif';
+    var said = [];
+    [['res', 0, 'Gold + lumber'], ['army', half, 'Soldiers (footmen + riflemen)']].forEach(function (g) {
       var series = game.series[g[0]];
       var max = Math.max(1, Math.max.apply(null, series[0].concat(series[1])));
-      ctx.fillStyle = '#555';
-      ctx.fillText(g[2] + ' (max ' + max + ')', 4, g[1] + 12);
+      var top = g[1] + PLOT.top, bottom = g[1] + half - PLOT.bottom;
+      ctx.fillStyle = '#1b1f23';
+      ctx.textAlign = 'left';
+      ctx.fillText(g[2] + ' — blue: ' + names[0] + ', red: ' + names[1], x0, g[1] + 14);
+      // Axes: the value on the left, the tick below.
+      ctx.strokeStyle = '#57606a';
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      ctx.moveTo(x0, top);
+      ctx.lineTo(x0, bottom);
+      ctx.lineTo(x1, bottom);
+      ctx.stroke();
+      ctx.fillStyle = '#57606a';
+      ctx.textAlign = 'right';
+      [0, Math.round(max / 2), max].forEach(function (v) {
+        var y = bottom - v * (bottom - top) / max;
+        ctx.fillText(String(v), x0 - 6, y + 4);
+        ctx.beginPath();
+        ctx.moveTo(x0 - 3, y);
+        ctx.lineTo(x0, y);
+        ctx.stroke();
+      });
+      ctx.textAlign = 'center';
+      [0, Math.round(last / 2), last].forEach(function (t, i) {
+        var x = x0 + t * (x1 - x0) / last;
+        ctx.fillText(i === 2 ? 'tick ' + t : String(t), Math.min(x, x1 - 24), bottom + 15);
+        ctx.beginPath();
+        ctx.moveTo(x, bottom);
+        ctx.lineTo(x, bottom + 3);
+        ctx.stroke();
+      });
       series.forEach(function (values, s) {
         ctx.strokeStyle = COLOURS[s];
+        ctx.lineWidth = 2;
         ctx.beginPath();
         values.forEach(function (v, i) {
-          var x = values.length > 1 ? i * (w - 1) / (values.length - 1) : 0;
-          var y = g[1] + half - 2 - v * (half - 18) / max;
+          var x = x0 + (values.length > 1 ? i * (x1 - x0) / (values.length - 1) : 0);
+          var y = bottom - v * (bottom - top) / max;
           if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
         });
         ctx.stroke();
       });
+      ctx.lineWidth = 1;
+      var peak = series.map(function (v) { return Math.max.apply(null, v); });
+      var end = series.map(function (v) { return v[v.length - 1]; });
+      said.push(g[2] + ': ' + names[0] + ' (blue) peaked at ' + peak[0] + ' and ended at ' + end[0] + ', ' +
+        names[1] + ' (red) peaked at ' + peak[1] + ' and ended at ' + end[1]);
     });
+    ctx.textAlign = 'left';
+    this.graph.setAttribute('aria-label', 'Graphs of game ' + (this.index + 1) + ' over its ' + game.last + ' ticks. ' + said.join('. ') + '.');
     this.graphImage = ctx.getImageData(0, 0, w, h);
   };
 
@@ -395,7 +494,8 @@
     if (!this.graphImage || !game) return;
     var ctx = this.graph.getContext('2d');
     ctx.putImageData(this.graphImage, 0, 0);
-    var x = game.last ? this.tick * (this.graph.width - 1) / game.last : 0;
+    var x0 = PLOT.left, x1 = this.graph.width - PLOT.right;
+    var x = x0 + (game.last ? this.tick * (x1 - x0) / game.last : 0);
     ctx.strokeStyle = '#111';
     ctx.beginPath();
     ctx.moveTo(x, 0);

@@ -44,6 +44,12 @@ test('the board games of the catalogue are all rebuilt', () => {
   }
 });
 
+test('tic-tac-toe squares are named in words', () => {
+  const G = loadGames();
+  assert.deepEqual(G.TTT_KEYS.map(G.tttWords), ['top left', 'top middle', 'top right', 'middle left', 'centre', 'middle right', 'bottom left', 'bottom middle', 'bottom right']);
+  assert.equal(G.tttWords('3-3'), '3-3', 'anything else as it is');
+});
+
 test('square names read both ways', () => {
   const G = loadGames();
   assert.equal(G.parseSquare('d3', 8), 19);

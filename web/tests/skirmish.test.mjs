@@ -3,7 +3,9 @@
 // both games tick by tick from their frames, its rebuilt end equals the
 // replay's record (ticks played, the loser eliminated), the fog of war
 // hides what a side cannot see, the timeline steps, and the training data
-// downloads; a running match's map is drawn live. No page may log a
+// downloads; a running match's map is drawn live; the viewer has a legend,
+// graphs with axes, a map described in words, and the board viewer's keys
+// (Home, End, Space after a click on the map). No page may log a
 // JavaScript error.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -103,7 +105,7 @@ test('the viewer by keyboard: keys act on the focused control', async () => {
   await page.locator('#skirmish[data-verified="ok"]').waitFor({ timeout: 60_000 });
   const viewer = page.locator('#skirmish');
   const play = page.locator('.ctl-play');
-  assert.equal(await viewer.getAttribute('tabindex'), null, 'the viewer itself is no tab stop');
+  assert.notEqual(await viewer.getAttribute('tabindex'), '0', 'the viewer itself is no tab stop');
 
   // Tab to "Game 2" and press Space: it shows game 2, nothing plays.
   await page.locator('.ctl-game-1').focus();
@@ -137,6 +139,46 @@ test('the viewer by keyboard: keys act on the focused control', async () => {
   assert.equal(await play.getAttribute('aria-label'), 'Play');
   assert.match(await play.innerText(), /Play/);
   await page.locator('.ctl-fog').selectOption('0');
+});
+
+test('the viewer has a legend, graphs with axes, a map in words, and Home, End and Space', async () => {
+  await page.goto(`/matches/${matchId}`);
+  await page.locator('#skirmish[data-verified="ok"]').waitFor({ timeout: 60_000 });
+  const viewer = page.locator('#skirmish');
+  // The legend names every tile and piece the map draws.
+  const legend = (await page.locator('.skirmish-legend li').allInnerTexts()).map((t) => t.trim());
+  for (const name of ['Open ground', 'Forest (lumber)', 'Rock', 'Gold mine', 'Blue building', 'Blue soldier', 'Blue worker', 'Red building', 'Red soldier', 'Red worker', 'Out of sight (fog of war)']) {
+    assert.ok(legend.includes(name), `the legend names "${name}" (${legend.join(' | ')})`);
+  }
+  // The map and the graphs say what they show, at the current tick.
+  const last = Number(await page.evaluate(() => window.ArbiterSkirmish.games[0].last));
+  const map = page.locator('canvas.skirmish-map');
+  // Keys after a click on the map, as in the board games' viewer.
+  await map.click();
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'skirmish', 'a click on the map focuses the viewer');
+  await page.keyboard.press('End');
+  await page.locator(`#skirmish[data-tick="${last}"]`).waitFor();
+  assert.match(await map.getAttribute('aria-label'), new RegExp(`^Map of game 1 \\(\\d+×\\d+ tiles\\) at tick ${last} of ${last}: .+ \\(blue\\) \\d+ units`));
+  await page.keyboard.press('Home');
+  await page.locator('#skirmish[data-tick="0"]').waitFor();
+  assert.match(await map.getAttribute('aria-label'), /at tick 0 of /);
+  await page.keyboard.press('Space');
+  await until('playback to move the tick', async () => Number(await viewer.getAttribute('data-tick')) > 0, { timeout: 5_000, every: 50 });
+  await page.keyboard.press('Space');
+  assert.equal(await page.locator('.ctl-play').getAttribute('aria-label'), 'Play', 'Space paused it again');
+  const graph = await page.locator('canvas.skirmish-graph').getAttribute('aria-label');
+  assert.match(graph, new RegExp(`over its ${last} ticks\\. Gold \\+ lumber: .+ peaked at \\d+ and ended at \\d+`));
+  // The axes are drawn: the left axis of the top graph is a line of
+  // grey pixels at x = 52 from its top to its bottom.
+  const axis = await page.evaluate(() => {
+    const canvas = document.querySelector('canvas.skirmish-graph');
+    const data = canvas.getContext('2d').getImageData(52, 30, 1, 90).data;
+    let inked = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i + 3] > 100) inked += 1;
+    return inked;
+  });
+  assert.ok(axis >= 85, `the top graph's value axis is drawn (${axis} of 90 pixels)`);
+  await screenshot(page, 'skirmish-legend');
 });
 
 test('a running skirmish match is drawn live', async () => {
