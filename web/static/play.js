@@ -8,6 +8,8 @@
   var id = form.dataset.game;
   var status = document.getElementById("play-status");
   var moves = document.getElementById("play-moves");
+  var discs = document.getElementById("play-discs");
+  var csrf = form.querySelector("input[name=csrf]");
   var table = form.querySelector("table");
   var othello = table.classList.contains("othello");
   var revision = Number(form.dataset.revision);
@@ -15,6 +17,16 @@
   var seq = -1;
   var running = form.dataset.status === "running";
   var sending = false;
+
+  // A square as people name it: Othello's `d3` as it is, tic-tac-toe's
+  // `0-1` (row-column) as "top middle" (the server says the same).
+  function words(name) {
+    if (othello) return name;
+    var m = /^([0-2])-([0-2])$/.exec(name);
+    if (!m) return name;
+    if (m[1] === "1" && m[2] === "1") return "centre";
+    return ["top", "middle", "bottom"][Number(m[1])] + " " + ["left", "middle", "right"][Number(m[2])];
+  }
 
   function cell(square, legal) {
     var td = document.createElement("td");
@@ -25,7 +37,7 @@
       button.name = "square";
       button.value = square.name;
       button.className = "legal";
-      button.setAttribute("aria-label", square.name + ", legal move");
+      button.setAttribute("aria-label", words(square.name) + ", legal move");
       if (othello) {
         var dot = document.createElement("span");
         dot.className = "dot";
@@ -37,7 +49,7 @@
       var mark = document.createElement("span");
       mark.className = "mark";
       mark.setAttribute("role", "img");
-      mark.setAttribute("aria-label", square.name + ", " + (square.mark || "empty"));
+      mark.setAttribute("aria-label", words(square.name) + ", " + (square.mark || "empty"));
       if (!othello) mark.textContent = square.mark;
       td.appendChild(mark);
     }
@@ -56,14 +68,16 @@
     form.dataset.revision = String(revision);
     form.querySelector("input[name=revision]").value = String(revision);
     var myTurn = game.mine && game.to_move === "person" && game.legal.length > 0;
-    var labels = Array.prototype.map.call(table.tBodies[0].rows, function (r) { return r.cells[0].textContent; });
     var body = document.createElement("tbody");
     game.rows.forEach(function (row, index) {
       var tr = document.createElement("tr");
-      var th = document.createElement("th");
-      th.scope = "row";
-      th.textContent = labels[index] || String(index + 1);
-      tr.appendChild(th);
+      if (othello) {
+        // Othello's rows are numbered from 1, top first.
+        var th = document.createElement("th");
+        th.scope = "row";
+        th.textContent = String(index + 1);
+        tr.appendChild(th);
+      }
       row.forEach(function (square) {
         tr.appendChild(cell(square, myTurn && game.legal.indexOf(square.name) >= 0));
       });
@@ -72,7 +86,10 @@
     table.replaceChild(body, table.tBodies[0]);
     var line = message ? message + " " + game.status_line : game.status_line;
     if (status.textContent !== line) status.textContent = line;
-    moves.textContent = game.moves.join(" ");
+    moves.textContent = (game.move_words || game.moves).join(", ");
+    if (discs) {
+      discs.textContent = "Discs: " + (game.mine ? "you" : game.person) + " " + game.counts[0] + ", " + game.bot + " " + game.counts[1] + ".";
+    }
     var buttons = legalButtons();
     var again = buttons.filter(function (b) { return b.value === focused; })[0];
     if (myTurn && buttons.length) (again || buttons[0]).focus({ preventScroll: true });
@@ -115,6 +132,9 @@
     var data = new URLSearchParams();
     data.set("revision", String(revision));
     data.set(submitter.name, submitter.value);
+    // A signed-in person may play from any browser: the account then
+    // vouches for the move, with the session's CSRF token.
+    if (csrf) data.set("csrf", csrf.value);
     sending = true;
     legalButtons().forEach(function (b) { b.disabled = true; });
     fetch(form.action, {

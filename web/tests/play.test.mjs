@@ -102,9 +102,17 @@ async function statusOf(page) {
   return (await page.locator('#play-status').textContent({ timeout: 5_000 }).catch(() => '')).trim();
 }
 
-// The moves #play-moves lists.
+// The moves #play-moves lists (comma-separated: a tic-tac-toe square is
+// named in words, "top left").
 async function movesOf(page) {
-  return (await page.locator('#play-moves').textContent()).trim().split(/\s+/).filter(Boolean);
+  return (await page.locator('#play-moves').textContent()).trim().split(/,\s*/).filter(Boolean);
+}
+
+// A tic-tac-toe square as the page names it: `0-1` is "top middle".
+function words(square) {
+  const [row, column] = square.split('-').map(Number);
+  if (row === 1 && column === 1) return 'centre';
+  return `${['top', 'middle', 'bottom'][row]} ${['left', 'middle', 'right'][column]}`;
 }
 
 // The page a game ends on (play.js reloads itself into it): the result in
@@ -224,8 +232,8 @@ test('keyboard only: a tic-tac-toe game against tictactoe-perfect, never won by 
         return null;
       }, { timeout: 30_000, every: 50 });
       if (next === 'over') break;
-      assert.match(await statusOf(page), /^tictactoe-perfect played \d-\d\. Your move \(X\)\.$|^Your move \(X\)\.$/);
-      assert.equal(await board.locator(`.mark[aria-label="${there}, X"]`).count(), 1, `${there} was played`);
+      assert.match(await statusOf(page), /^(?:tictactoe-perfect played (?:centre|(?:top|middle|bottom) (?:left|middle|right))\. )?Your move \(X\)\. Untimed, but each move must come within 15 minutes \(\d+:\d\d left for this one\)\.$/);
+      assert.equal(await board.locator(`.mark[aria-label="${words(there)}, X"]`).count(), 1, `${there} was played`);
     }
     const status = await finalPage(page, id, 'tictactoe-perfect');
     assert.match(status, /^(?:A draw \(a full grid\)|tictactoe-perfect won \(three in a row\))\.$/, status);
@@ -261,7 +269,7 @@ test('the same move sent twice is played once: the second answers 409, "earlier 
 
     // The board shows one X, on 1-1.
     await page.goto(`/play/${id}`);
-    await page.locator('#play-board .mark[aria-label="1-1, X"]').waitFor();
+    await page.locator('#play-board .mark[aria-label="centre, X"]').waitFor();
     assert.equal(await page.locator('#play-board .mark[aria-label$=", X"]').count(), 1, 'exactly one move by the person');
     const game = await state(page.request, id);
     assert.equal(game.moves[0], '1-1');

@@ -90,6 +90,7 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
         .route("/play/{id}/state", get(play::state))
         .route("/play/{id}/replay.json", get(play::replay))
         .route("/play/{id}/log", get(play::log))
+        .route("/games", get(play::games))
         .route("/matches/{id}", get(matches::page))
         .route(
             "/upload",

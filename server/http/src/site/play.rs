@@ -5,15 +5,20 @@
 //!
 //! The person who started a game holds its key in a cookie only
 //! `/play/{id}` receives (HttpOnly, SameSite=Strict): another tab of the
-//! same browser may move, nobody else can, and a move made on an old
-//! position is refused ([`arbiter_ladder::people::Refused`]).
+//! same browser may move. A signed-in person's game also belongs to their
+//! account, so any browser they sign in with may resume or resign it (a
+//! move then carries the session's CSRF token); a guest's game is claimed
+//! by the account they sign in with when its page is next opened with the
+//! key. Nobody else can move, and a move made on an old position is
+//! refused ([`arbiter_ladder::people::Refused`]). `/games` lists a
+//! signed-in person's games and the bots anyone may play.
 
 use super::forms::FormBody;
 use super::{Nav, SiteError, Viewer, render};
 use crate::extract::ClientIp;
 use crate::server::AppState;
 use arbiter_games::{Side, Variant};
-use arbiter_ladder::people::{Clock, GameView, NewGame, Refused};
+use arbiter_ladder::people::{Clock, GameView, Holder, NewGame, Refused};
 use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, SET_COOKIE};
@@ -41,7 +46,7 @@ struct NewGamePage {
     title: String,
     bot: String,
     variants: Vec<(String, String)>,
-    clocks: Vec<(&'static str, &'static str)>,
+    clocks: Vec<(&'static str, String)>,
     guest: bool,
     allowed: bool,
 }
@@ -55,15 +60,32 @@ pub async fn new_game(
     let playable = arbiter_ladder::people::playable(&state.core, &name)
         .await?
         .ok_or_else(|| SiteError::not_found(format!("bot {name}")))?;
+    // Standard Othello first (the form's default), when the bot plays it.
+    let mut variants: Vec<(String, String)> = playable
+        .variants
+        .iter()
+        .map(|v| (v.to_string(), super::view::ladder_title(&v.to_string())))
+        .collect();
+    variants.sort_by_key(|(value, _)| value != "othello:std");
     let page = NewGamePage {
-        nav: viewer.nav("ladders"),
+        nav: viewer.nav("play"),
         title: format!("Play {}", playable.bot),
-        variants: playable
-            .variants
+        variants,
+        clocks: Clock::ALL
             .iter()
-            .map(|v| (v.to_string(), super::view::ladder_title(&v.to_string())))
+            .map(|c| match c {
+                // An untimed game still may not wait for ever: say how long.
+                Clock::Untimed => (
+                    c.as_str(),
+                    format!(
+                        "{} (at most {} a move)",
+                        c.label(),
+                        duration_words(state.core.people.rules().idle_ms)
+                    ),
+                ),
+                _ => (c.as_str(), c.label().to_owned()),
+            })
             .collect(),
-        clocks: Clock::ALL.iter().map(|c| (c.as_str(), c.label())).collect(),
         guest: viewer.caller.is_none(),
         allowed: playable.allowed && !playable.variants.is_empty(),
         bot: playable.bot,
@@ -119,6 +141,10 @@ pub async fn start(
         // The ladder checks a guest's name and marks it " (guest)".
         None => (form.name.clone(), None),
     };
+    // A signed-in person is a client of their own, wherever they play
+    // from (a classroom behind one address is many clients); a guest is
+    // their address.
+    let address = user_id.map_or(address, arbiter_ladder::people::account_client);
     let started = state
         .core
         .people
@@ -174,6 +200,14 @@ struct GamePage {
     game: GameView,
     mine: bool,
     my_turn: bool,
+    /// The per-move limit in words ("15 minutes").
+    move_limit: String,
+    /// The game's name (`Othello · standard`).
+    game_title: String,
+    /// The moves, squares in words.
+    move_words: Vec<String>,
+    /// The games' catalogue for the replay viewer (othello.js).
+    games_json: String,
     othello: bool,
     error: Option<String>,
     status_line: String,
@@ -187,33 +221,105 @@ struct GamePage {
 /// One square of the page's board.
 struct Cell {
     name: String,
+    /// Its name in words (`d3`, `top middle`).
+    words: String,
     mark: &'static str,
     /// A button: the person's legal square on their turn.
     legal: bool,
 }
 
-/// What the page says the game is at, in words.
-pub fn status_line(game: &GameView) -> String {
-    let clock = game
-        .clock_left_ms
-        .map(|ms| format!(" Your clock: {}:{:02}.", ms / 60_000, (ms / 1000) % 60))
-        .unwrap_or_default();
+/// The games' catalogue as the replay viewer reads it from the page
+/// (`<script id="arbiter-games">`, as on match pages): each Othello mode's
+/// board, so a finished game's replay is drawn on the right board.
+fn catalogue_json() -> String {
+    serde_json::to_string(&arbiter_games::catalogue())
+        .unwrap_or_else(|_| "[]".into())
+        .replace("</", "<\\/")
+}
+
+/// A duration in words: `15 minutes`, `1 minute`, `40 seconds`.
+pub fn duration_words(ms: u64) -> String {
+    let seconds = ms.div_ceil(1000);
+    match seconds {
+        s if s >= 60 && s % 60 == 0 => format!("{} minute{}", s / 60, if s == 60 { "" } else { "s" }),
+        s if s >= 60 => format!("{}:{:02} minutes", s / 60, s % 60),
+        1 => "1 second".to_owned(),
+        s => format!("{s} seconds"),
+    }
+}
+
+/// What the page says the game is at, in words, to its person (`mine`) or
+/// to anyone else watching (who is never told "Your move").
+pub fn status_line(game: &GameView, mine: bool) -> String {
+    let clock = match (game.clock_left_ms, game.move_left_ms) {
+        (Some(ms), _) => format!(
+            " {} clock: {}:{:02}.",
+            if mine { "Your" } else { "Their" },
+            ms / 60_000,
+            (ms / 1000) % 60
+        ),
+        // Untimed, but a move may not wait for ever: say how long it may.
+        (None, Some(left)) => format!(
+            " Untimed, but each move must come within {} ({}:{:02} left for this one).",
+            duration_words(game.move_limit_ms),
+            left / 60_000,
+            (left / 1000) % 60
+        ),
+        (None, None) => String::new(),
+    };
+    let person = if mine { "You".to_owned() } else { game.person.clone() };
     match (game.status, game.result, game.to_move) {
         ("aborted", _, _) => "Aborted.".to_owned(),
-        (_, Some("person"), _) => format!("You won ({}).", reason_words(game)),
+        (_, Some("person"), _) => format!("{person} won ({}).", reason_words(game)),
         (_, Some("bot"), _) => format!("{} won ({}).", game.bot, reason_words(game)),
         (_, Some(_), _) => format!("A draw ({}).", reason_words(game)),
+        (_, None, Some("person")) if game.legal.is_empty() => {
+            // The person's turn is not open yet (the bot's module loading at
+            // the start, or its answer being taken in).
+            if game.moves.is_empty() {
+                "Starting…".to_owned()
+            } else {
+                format!("{} is thinking…", game.bot)
+            }
+        }
         (_, None, Some("person")) => {
             // Said politely to a screen reader: what the bot just played.
             let played = match game.moves.last().map(String::as_str) {
                 Some("--") => format!("{} passed. ", game.bot),
-                Some(square) => format!("{} played {square}. ", game.bot),
+                Some(square) => format!("{} played {}. ", game.bot, square_words(&game.variant, square)),
                 None => String::new(),
             };
-            format!("{played}Your move ({}).{clock}", game.person_colour)
+            if mine {
+                format!("{played}Your move ({}).{clock}", game.person_colour)
+            } else {
+                format!("{played}{}'s move ({}).{clock}", game.person, game.person_colour)
+            }
         }
-        (_, None, Some(_)) => format!("{} is thinking…{clock}", game.bot),
+        (_, None, Some(_)) => format!("{} is thinking…", game.bot),
+        // Over on the board, the result being written.
+        _ if !game.moves.is_empty() => "The game is over: writing down the result…".to_owned(),
         _ => "Starting…".to_owned(),
+    }
+}
+
+/// A square as people name it: Othello's `d3` as it is, tic-tac-toe's
+/// `0-1` (row-column) as `top middle`.
+pub fn square_words(variant: &str, square: &str) -> String {
+    if !variant.starts_with("tictactoe") {
+        return square.to_owned();
+    }
+    let mut parts = square.split('-').map(str::parse::<usize>);
+    match (parts.next(), parts.next()) {
+        (Some(Ok(row)), Some(Ok(column))) if row < 3 && column < 3 => {
+            let rows = ["top", "middle", "bottom"];
+            let columns = ["left", "middle", "right"];
+            if row == 1 && column == 1 {
+                "centre".to_owned()
+            } else {
+                format!("{} {}", rows[row], columns[column])
+            }
+        }
+        _ => square.to_owned(),
     }
 }
 
@@ -229,6 +335,20 @@ fn reason_words(game: &GameView) -> String {
     }
 }
 
+/// Who the request is, for game `id`: the key its cookie holds and the
+/// signed-in account. A guest's game whose key comes with a signed-in
+/// session is claimed for the account first.
+async fn holder(state: &AppState, id: i64, viewer: &Viewer, headers: &HeaderMap) -> Holder {
+    let key = key_of(headers, id);
+    let user_id = viewer.user_id();
+    if let (Some(key), Some(user)) = (&key, user_id)
+        && let Err(error) = state.core.people.claim(&state.core, id, key, user).await
+    {
+        tracing::warn!(id, %error, "cannot claim a game for its person's account");
+    }
+    Holder { key, user_id }
+}
+
 async fn game_page(
     state: &AppState,
     id: i64,
@@ -236,13 +356,14 @@ async fn game_page(
     headers: &HeaderMap,
     error: Option<String>,
 ) -> Result<Response, SiteError> {
+    let who = holder(state, id, viewer, headers).await;
     let game = state
         .core
         .people
         .view(&state.core, id)
         .await?
         .ok_or_else(|| SiteError::not_found(format!("game {id}")))?;
-    let mine = key_of(headers, id).is_some_and(|key| state.core.people.is_person(id, &key));
+    let mine = state.core.people.belongs(&state.core, id, &who).await?;
     let my_turn = mine && game.to_move == Some("person") && !game.legal.is_empty();
     let cells = game
         .rows
@@ -250,6 +371,7 @@ async fn game_page(
         .map(|row| {
             row.iter()
                 .map(|square| Cell {
+                    words: square_words(&game.variant, &square.name),
                     name: square.name.clone(),
                     mark: square.mark,
                     legal: my_turn && game.legal.contains(&square.name),
@@ -274,10 +396,14 @@ async fn game_page(
         cells,
         columns,
         row_labels,
-        nav: viewer.nav("ladders"),
+        nav: viewer.nav("play"),
         title: format!("{} against {}", game.person, game.bot),
         othello,
-        status_line: status_line(&game),
+        status_line: status_line(&game, mine),
+        move_limit: duration_words(game.move_limit_ms),
+        game_title: super::view::ladder_title(&game.variant),
+        move_words: game.moves.iter().map(|m| square_words(&game.variant, m)).collect(),
+        games_json: catalogue_json(),
         mine,
         my_turn,
         error,
@@ -309,6 +435,10 @@ pub struct MoveForm {
     square: String,
     #[serde(default)]
     resign: Option<String>,
+    /// The session's CSRF token: a move made through the account (not the
+    /// browser's key) needs it.
+    #[serde(default)]
+    csrf: Option<String>,
 }
 
 /// `POST /play/{id}`: a move (or a resignation) from the board's form,
@@ -320,13 +450,28 @@ pub async fn play_move(
     headers: HeaderMap,
     FormBody(form): FormBody<MoveForm>,
 ) -> Result<Response, SiteError> {
-    let key = key_of(&headers, id).unwrap_or_default();
+    let mut who = holder(&state, id, &viewer, &headers).await;
+    // The account counts only with the session's CSRF token (the form's
+    // field, or the header play.js sends): another site cannot move for a
+    // signed-in person.
+    let sent = form.csrf.as_deref().or_else(|| {
+        headers
+            .get(arbiter_ladder::auth::CSRF_HEADER)
+            .and_then(|v| v.to_str().ok())
+    });
+    if viewer
+        .caller
+        .as_ref()
+        .is_none_or(|caller| caller.check_csrf(sent).is_err())
+    {
+        who.user_id = None;
+    }
     let people = &state.core.people;
     let outcome = if form.resign.is_some() {
-        people.resign(id, &key)
+        people.resign(id, &who)
     } else {
         match form.revision.trim().parse::<u32>() {
-            Ok(revision) => people.play_move(id, &key, revision, &form.square).map(drop),
+            Ok(revision) => people.play_move(id, &who, revision, &form.square).map(drop),
             Err(_) => Err(Refused::StaleRevision(0)),
         }
     };
@@ -436,6 +581,8 @@ struct StateAnswer {
     game: GameView,
     mine: bool,
     status_line: String,
+    /// The moves, squares in words (`d3`, `top middle`).
+    move_words: Vec<String>,
     seq: u64,
 }
 
@@ -446,6 +593,7 @@ pub async fn state(
     State(state): State<AppState>,
     Path(id): Path<i64>,
     ClientIp(client): ClientIp,
+    viewer: Viewer,
     headers: HeaderMap,
     axum::extract::Query(query): axum::extract::Query<StateQuery>,
 ) -> Result<Response, crate::error::ApiError> {
@@ -469,12 +617,15 @@ pub async fn state(
         .view(&state.core, id)
         .await?
         .ok_or_else(|| crate::error::ApiError(arbiter_ladder::error::Error::not_found(format!("game {id}"))))?;
-    let mine = key_of(&headers, id).is_some_and(|key| people.is_person(id, &key));
-    let status_line = status_line(&game);
+    let who = holder(&state, id, &viewer, &headers).await;
+    let mine = people.belongs(&state.core, id, &who).await?;
+    let status_line = status_line(&game, mine);
+    let move_words = game.moves.iter().map(|m| square_words(&game.variant, m)).collect();
     let mut response = axum::Json(StateAnswer {
         game,
         mine,
         status_line,
+        move_words,
         seq,
     })
     .into_response();
@@ -500,4 +651,176 @@ pub async fn log(State(state): State<AppState>, Path(id): Path<i64>, viewer: Vie
         stderr,
     )
         .into_response())
+}
+
+#[derive(Template)]
+#[template(path = "games.html", config = "../../web/askama.toml")]
+struct GamesPage {
+    nav: Nav,
+    title: String,
+    signed_in: bool,
+    running: Vec<GameLine>,
+    ended: Vec<GameLine>,
+    bots: Vec<BotLine>,
+}
+
+/// One of the person's games, as `/games` lists it.
+struct GameLine {
+    id: i64,
+    bot: String,
+    game: String,
+    result: String,
+    when: super::view::When,
+}
+
+/// A bot to play, as `/games` lists it.
+struct BotLine {
+    bot: String,
+    games: String,
+}
+
+/// The games of a signed-in person that `/games` lists.
+const GAMES_LISTED: i64 = 100;
+
+/// `GET /games`: the signed-in person's games against bots (running first,
+/// then ended, newest first) and the bots anyone may play.
+pub async fn games(State(state): State<AppState>, viewer: Viewer) -> Result<Response, SiteError> {
+    use arbiter_ladder::people::{Whose, list, playable_bots};
+    let rows = match viewer.user_id() {
+        Some(user) => list(&state.core, Whose::Account(user), GAMES_LISTED).await?,
+        None => Vec::new(),
+    };
+    let (mut running, mut ended) = (Vec::new(), Vec::new());
+    for row in rows {
+        let result = match (row.status.as_str(), row.winner.as_deref()) {
+            ("running", _) => "being played".to_owned(),
+            ("aborted", _) => "aborted".to_owned(),
+            (_, Some("person")) => "you won".to_owned(),
+            (_, Some("bot")) => format!("{} won", row.bot),
+            _ => "a draw".to_owned(),
+        };
+        let line = GameLine {
+            id: row.id,
+            game: super::view::ladder_title(&row.variant),
+            result,
+            when: super::view::When::at(row.created_ms),
+            bot: row.bot,
+        };
+        if row.status == "running" {
+            running.push(line);
+        } else {
+            ended.push(line);
+        }
+    }
+    let bots = playable_bots(&state.core)
+        .await?
+        .into_iter()
+        .map(|bot| BotLine {
+            games: bot
+                .variants
+                .iter()
+                .map(|v| super::view::ladder_title(v))
+                .collect::<Vec<_>>()
+                .join(", "),
+            bot: bot.bot,
+        })
+        .collect();
+    let page = GamesPage {
+        nav: viewer.nav("games"),
+        title: if viewer.caller.is_some() {
+            "My games".to_owned()
+        } else {
+            "Play a bot".to_owned()
+        },
+        signed_in: viewer.caller.is_some(),
+        running,
+        ended,
+        bots,
+    };
+    let mut response = render(&page);
+    response
+        .headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A running game of tic-tac-toe at `moves`, to move: `to_move`.
+    fn game(moves: &[&str], to_move: Option<&'static str>, legal: &[&str], clock_left_ms: Option<u64>) -> GameView {
+        GameView {
+            id: 1,
+            bot: "tictactoe-random".to_owned(),
+            variant: "tictactoe:standard".to_owned(),
+            person: "Ann".to_owned(),
+            person_colour: "X",
+            bot_colour: "O",
+            person_first: true,
+            clock: if clock_left_ms.is_some() { "5m" } else { "untimed" }.to_owned(),
+            status: "running",
+            revision: moves.len() as u32,
+            to_move,
+            rows: Vec::new(),
+            legal: legal.iter().map(|s| (*s).to_owned()).collect(),
+            counts: [0, 0],
+            clock_left_ms,
+            move_limit_ms: 15 * 60_000,
+            move_left_ms: (!legal.is_empty()).then_some(14 * 60_000 + 30_000),
+            moves: moves.iter().map(|s| (*s).to_owned()).collect(),
+            result: None,
+            reason: None,
+            notice: None,
+        }
+    }
+
+    #[test]
+    fn only_the_person_is_told_it_is_their_move() {
+        let turn = game(&["0-0", "1-1"], Some("person"), &["0-1"], None);
+        assert_eq!(
+            status_line(&turn, true),
+            "tictactoe-random played centre. Your move (X). Untimed, but each move must come within 15 minutes \
+             (14:30 left for this one)."
+        );
+        let watched = status_line(&turn, false);
+        assert!(!watched.contains("Your"), "{watched}");
+        assert!(
+            watched.starts_with("tictactoe-random played centre. Ann's move (X)."),
+            "{watched}"
+        );
+        let timed = game(&[], Some("person"), &["0-1"], Some(61_000));
+        assert_eq!(status_line(&timed, true), "Your move (X). Your clock: 1:01.");
+        assert_eq!(status_line(&timed, false), "Ann's move (X). Their clock: 1:01.");
+    }
+
+    #[test]
+    fn a_game_between_turns_or_over_on_the_board_is_never_starting() {
+        // The bot's answer being taken in: the person's turn is not open.
+        let between = game(&["0-0"], Some("person"), &[], None);
+        assert_eq!(status_line(&between, true), "tictactoe-random is thinking…");
+        // Over on the board, the result not yet written.
+        let over = game(&["0-0", "1-1", "0-1", "2-2", "0-2"], None, &[], None);
+        assert_eq!(status_line(&over, true), "The game is over: writing down the result…");
+        let fresh = game(&[], Some("person"), &[], None);
+        assert_eq!(status_line(&fresh, true), "Starting…");
+        let mut won = over.clone();
+        won.status = "finished";
+        won.result = Some("person");
+        won.reason = Some("line".to_owned());
+        assert_eq!(status_line(&won, true), "You won (three in a row).");
+        assert_eq!(status_line(&won, false), "Ann won (three in a row).");
+    }
+
+    #[test]
+    fn tictactoe_squares_are_named_in_words() {
+        assert_eq!(square_words("tictactoe:standard", "0-1"), "top middle");
+        assert_eq!(square_words("tictactoe:standard", "1-1"), "centre");
+        assert_eq!(square_words("tictactoe:standard", "2-0"), "bottom left");
+        assert_eq!(square_words("othello:std", "d3"), "d3");
+        assert_eq!(duration_words(15 * 60_000), "15 minutes");
+        assert_eq!(duration_words(60_000), "1 minute");
+        assert_eq!(duration_words(90_000), "1:30 minutes");
+        assert_eq!(duration_words(1_000), "1 second");
+    }
 }

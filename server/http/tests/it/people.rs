@@ -403,3 +403,159 @@ async fn a_restart_mid_game_marks_it_aborted() {
         "an aborted game counts nowhere"
     );
 }
+
+/// A signed-in person's game belongs to the account: any holder of the
+/// account (no key) is its person, anyone else is not; a guest's game is
+/// claimed with its key by the account that signs in, and only once; the
+/// account's games and the bot's are listed running first; the account is
+/// a client of its own for the per-client limit.
+#[tokio::test(flavor = "multi_thread")]
+async fn games_belong_to_accounts_are_claimed_and_listed() {
+    use arbiter_ladder::people::{Clock, Holder, NewGame, Whose, account_client, list};
+    let server = TestServer::start_with(|core| {
+        core.people = People::new(PeopleRules {
+            per_address: 1,
+            ..PeopleRules::default()
+        });
+    })
+    .await;
+    let core = server.core().clone();
+    let _end = EndGames(core.people.clone());
+    let mut users = Vec::new();
+    for name in ["ann", "bea"] {
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO users (name, name_key, password_hash, is_house, created_ms) VALUES ($1, $1, 'x', 0, 0) \
+             RETURNING id",
+        )
+        .bind(name)
+        .fetch_one(&core.db.pool)
+        .await
+        .expect("a user");
+        users.push(id);
+    }
+    let (ann, bea) = (users[0], users[1]);
+    let new = |user_id: Option<i64>, address: String| NewGame {
+        bot: "tictactoe-random".to_owned(),
+        variant: "tictactoe:standard".parse().expect("a variant"),
+        side: Some(arbiter_games::Side::First),
+        clock: Clock::Untimed,
+        person: "ann".to_owned(),
+        user_id,
+        address,
+        random_opening: false,
+    };
+    // The guest's address holds its one place; Ann, from the same address,
+    // is a client of her own.
+    let guest = core
+        .people
+        .start(&core, new(None, "127.0.0.1".to_owned()))
+        .await
+        .expect("a guest's game");
+    let refused = core.people.start(&core, new(None, "127.0.0.1".to_owned())).await;
+    assert!(
+        matches!(refused, Err(arbiter_ladder::error::Error::RateLimited { .. })),
+        "{refused:?}"
+    );
+    let owned = core
+        .people
+        .start(&core, new(Some(ann), account_client(ann)))
+        .await
+        .expect("Ann's game, from the same address");
+
+    let by_account = Holder {
+        key: None,
+        user_id: Some(ann),
+    };
+    let stranger = Holder {
+        key: None,
+        user_id: Some(bea),
+    };
+    assert!(
+        core.people.is_person(owned.id, &by_account),
+        "Ann's account is the person without the key"
+    );
+    assert!(!core.people.is_person(owned.id, &stranger));
+    assert!(!core.people.is_person(owned.id, &Holder::default()));
+    // Bea cannot resign Ann's game; Ann can, from any browser (no key).
+    assert_eq!(
+        core.people.resign(owned.id, &stranger),
+        Err(arbiter_ladder::people::Refused::NotYourGame)
+    );
+
+    // The guest's game: not Bea's until claimed with its key, then hers
+    // only (Ann cannot take it with a wrong key, nor claim it after Bea).
+    assert!(!core.people.is_person(guest.id, &stranger));
+    assert!(
+        !core
+            .people
+            .claim(&core, guest.id, "not-the-key", bea)
+            .await
+            .expect("a claim")
+    );
+    assert!(
+        core.people
+            .claim(&core, guest.id, &guest.key, bea)
+            .await
+            .expect("a claim")
+    );
+    assert!(core.people.is_person(guest.id, &stranger));
+    assert!(
+        !core
+            .people
+            .claim(&core, guest.id, &guest.key, ann)
+            .await
+            .expect("a claim")
+    );
+    assert!(!core.people.is_person(guest.id, &by_account));
+
+    // Lists: running first, then ended, by account and by bot.
+    core.people.resign(owned.id, &by_account).expect("Ann resigns");
+    let until = Instant::now() + Duration::from_secs(30);
+    while core
+        .people
+        .view(&core, owned.id)
+        .await
+        .expect("a view")
+        .expect("a game")
+        .status
+        == "running"
+    {
+        assert!(Instant::now() < until, "the resignation never ended the game");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let second = core
+        .people
+        .start(&core, new(Some(ann), account_client(ann)))
+        .await
+        .expect("Ann's second game, her place given back");
+    let anns = list(&core, Whose::Account(ann), 10).await.expect("Ann's games");
+    let ids: Vec<(i64, &str)> = anns.iter().map(|g| (g.id, g.status.as_str())).collect();
+    assert_eq!(ids, vec![(second.id, "running"), (owned.id, "finished")], "{anns:?}");
+    assert_eq!(anns[1].winner.as_deref(), Some("bot"));
+    assert_eq!(anns[1].bot, "tictactoe-random");
+    let beas = list(&core, Whose::Account(bea), 10).await.expect("Bea's games");
+    assert_eq!(
+        beas.iter().map(|g| g.id).collect::<Vec<_>>(),
+        vec![guest.id],
+        "the claimed game is Bea's"
+    );
+    let bots = list(&core, Whose::Bot("TicTacToe-Random"), 10)
+        .await
+        .expect("the bot's games");
+    assert_eq!(bots.len(), 3);
+    assert!(
+        bots[..2].iter().all(|g| g.status == "running") && bots[2].id == owned.id,
+        "{bots:?}"
+    );
+    // An ended game still belongs to its account.
+    assert!(
+        core.people
+            .belongs(&core, owned.id, &by_account)
+            .await
+            .expect("belongs")
+    );
+    assert!(!core.people.belongs(&core, owned.id, &stranger).await.expect("belongs"));
+    for (id, holder) in [(second.id, &by_account), (guest.id, &stranger)] {
+        core.people.resign(id, holder).expect("resigned");
+    }
+}

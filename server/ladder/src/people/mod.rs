@@ -17,8 +17,12 @@
 //! - Never rated: no rating row is read or written.
 //! - A game this process did not finish (it stopped) is marked `aborted`
 //!   at the next start, with a notice; it is never silently lost.
-//! - Per client (an IPv4 address, or an IPv6 /64: see
-//!   [`crate::quota::client_key`]): at most [`PeopleRules::per_address`]
+//! - A game belongs to its person: to whoever holds its key (a cookie of
+//!   the browser that started it) and, when a signed-in person started it
+//!   or claimed it ([`People::claim`]), to their account from any browser
+//!   ([`Holder`]). Its page names whose move it is to anyone else.
+//! - Per client (a signed-in account, [`account_client`]; a guest's IPv4
+//!   address or IPv6 /64, [`crate::quota::client_key`]): at most [`PeopleRules::per_address`]
 //!   games at once and [`PeopleRules::per_address_hour`] started per hour;
 //!   at most [`PeopleRules::games`] in all, which is the people games'
 //!   share of the sandbox ([`crate::budget::Budgets::people`]). Each limit
@@ -47,9 +51,10 @@ use tokio::sync::watch;
 /// The limits on games against people.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PeopleRules {
-    /// Games one address may play at once.
+    /// Games one client (an account, or a guest's address) may play at
+    /// once.
     pub per_address: usize,
-    /// Games one address may start in an hour.
+    /// Games one client may start in an hour.
     pub per_address_hour: i64,
     /// Games the server plays at once.
     pub games: usize,
@@ -140,11 +145,29 @@ pub struct NewGame {
     pub person: String,
     /// The signed-in user, if any.
     pub user_id: Option<i64>,
-    /// The address the request came from, for the limits.
+    /// The client, for the limits: [`account_client`] for a signed-in
+    /// person, else the address key ([`crate::quota::client_key`]).
     pub address: String,
     /// Othello from the seeded 12-disc opening ladder matches use, instead
     /// of the start position.
     pub random_opening: bool,
+}
+
+/// The client key a signed-in person's games are counted under (instead of
+/// their address, so a classroom behind one address is not one client).
+pub fn account_client(user_id: i64) -> String {
+    format!("account:{user_id}")
+}
+
+/// Who asks to act in a game: the key their browser holds (if any) and
+/// their signed-in account (if any). Either one that is the game's makes
+/// them its person.
+#[derive(Clone, Debug, Default)]
+pub struct Holder {
+    /// The game's key from the browser's cookie.
+    pub key: Option<String>,
+    /// The signed-in account.
+    pub user_id: Option<i64>,
 }
 
 /// A started game: its id and the key that lets its person move (kept in
@@ -228,6 +251,12 @@ pub struct GameView {
     pub counts: [u32; 2],
     /// The person's clock left, milliseconds, when timed.
     pub clock_left_ms: Option<u64>,
+    /// The longest the person may take over one move, timed or not
+    /// (beyond it the game is lost on time), milliseconds.
+    pub move_limit_ms: u64,
+    /// What is left of [`GameView::move_limit_ms`] while the person's turn
+    /// is open, milliseconds.
+    pub move_left_ms: Option<u64>,
     /// The moves in order.
     pub moves: Vec<String>,
     /// `person`, `bot`, or `draw` when finished.
@@ -286,7 +315,7 @@ impl Head {
     /// The view of this game at `board` after `moves`, as an ended game
     /// shows it (nobody to move, no legal square, no clock, no result):
     /// the caller fills in what it knows besides.
-    fn view(&self, board: &Board, moves: Vec<String>, status: &'static str) -> GameView {
+    fn view(&self, board: &Board, moves: Vec<String>, status: &'static str, move_limit_ms: u64) -> GameView {
         let counts = board.counts();
         GameView {
             id: self.id,
@@ -307,6 +336,8 @@ impl Head {
                 counts[self.person_side.other().index()],
             ],
             clock_left_ms: None,
+            move_limit_ms,
+            move_left_ms: None,
             moves,
             result: None,
             reason: None,
@@ -331,6 +362,9 @@ struct Live {
 
 struct LiveState {
     board: Board,
+    /// The account the game belongs to, if any (set at the start, or when
+    /// a guest claims it).
+    user_id: Option<i64>,
     /// Every move accepted, in order: their number is the revision.
     moves: Vec<String>,
     waiting: bool,
@@ -367,14 +401,20 @@ impl Live {
     }
 
     /// Whether `key` is this game's person's.
-    fn is_person(&self, key: &str) -> bool {
+    fn is_key(&self, key: &str) -> bool {
         crate::auth::same_secret(&self.key_hash, &crate::auth::secret_hash(key))
+    }
+
+    /// Whether `holder` holds this game's key or is its account.
+    fn is_person(&self, holder: &Holder) -> bool {
+        holder.key.as_deref().is_some_and(|key| self.is_key(key))
+            || holder.user_id.is_some_and(|user| self.lock().user_id == Some(user))
     }
 
     fn view(&self) -> GameView {
         let state = self.lock();
         let head = &self.head;
-        let mut view = head.view(&state.board, state.moves.clone(), "running");
+        let mut view = head.view(&state.board, state.moves.clone(), "running", self.idle_ms);
         let to_move = state.board.to_move();
         let person_to_move = state.ended.is_none() && state.waiting && to_move == Some(head.person_side);
         if let Some(ended) = &state.ended {
@@ -388,12 +428,14 @@ impl Live {
         if person_to_move {
             view.legal = state.board.legal();
         }
+        let thought = match (person_to_move, state.turn_started) {
+            (true, Some(started)) => Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)),
+            _ => None,
+        };
         view.clock_left_ms = state
             .clock_left_ms
-            .map(|left| match (person_to_move, state.turn_started) {
-                (true, Some(started)) => left.saturating_sub(u64::try_from(started.elapsed().as_millis()).unwrap_or(0)),
-                _ => left,
-            });
+            .map(|left| left.saturating_sub(thought.unwrap_or(0)));
+        view.move_left_ms = thought.map(|spent| self.idle_ms.saturating_sub(spent));
         view
     }
 }
@@ -542,10 +584,11 @@ impl People {
         let board = Board::start(variant, seed, new.random_opening)
             .ok_or_else(|| Error::Invalid("games against people are tic-tac-toe or Othello".to_owned()))?;
         let time = crate::ladders::time_control(&core.db, variant).await?;
+        let key_hash = crate::auth::secret_hash(&key);
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO people_games (version_id, variant, person, user_id, person_side, clock_ms, seed, \
-               random_opening, status, created_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'running', $9) RETURNING id",
+               random_opening, status, created_ms, key_hash) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'running', $9, $10) RETURNING id",
         )
         .bind(version_id)
         .bind(variant.to_string())
@@ -556,6 +599,7 @@ impl People {
         .bind(seed as i64)
         .bind(i64::from(new.random_opening))
         .bind(now_ms())
+        .bind(&key_hash)
         .fetch_one(&core.db.pool)
         .await?;
 
@@ -568,10 +612,11 @@ impl People {
                 person_side,
                 clock: new.clock,
             },
-            key_hash: crate::auth::secret_hash(&key),
+            key_hash: key_hash.clone(),
             idle_ms: rules.idle_ms,
             state: Mutex::new(LiveState {
                 board,
+                user_id: new.user_id,
                 moves: Vec::new(),
                 waiting: false,
                 reply: None,
@@ -614,7 +659,7 @@ impl People {
         if let Some(live) = self.live(id) {
             return Ok(Some(live.view()));
         }
-        stored_view(core, id).await
+        stored_view(core, id, self.inner.rules.idle_ms).await
     }
 
     /// Game `id`'s change counter, while it is in memory: it moves on
@@ -636,29 +681,99 @@ impl People {
         })
     }
 
+    /// The limits games are played under.
+    pub fn rules(&self) -> PeopleRules {
+        self.inner.rules
+    }
+
     /// Games being played now, and the most there may be.
     pub fn playing(&self) -> (usize, usize) {
         (self.inner.places.held(), self.inner.places.total())
     }
 
-    /// Whether `key` is the key of game `id`'s person.
-    pub fn is_person(&self, id: i64, key: &str) -> bool {
-        self.live(id).is_some_and(|live| live.is_person(key))
+    /// Whether `holder` is the person of game `id` while it is played:
+    /// they hold its key, or it belongs to their account.
+    pub fn is_person(&self, id: i64, holder: &Holder) -> bool {
+        self.live(id).is_some_and(|live| live.is_person(holder))
     }
 
-    /// Game `id`, if `key` is its person's.
-    fn person_game(&self, id: i64, key: &str) -> std::result::Result<Arc<Live>, Refused> {
+    /// Whether `holder` is game `id`'s person, live or ended: they hold
+    /// its key, or it belongs to their account.
+    pub async fn belongs(&self, core: &Core, id: i64, holder: &Holder) -> Result<bool> {
+        if let Some(live) = self.live(id) {
+            return Ok(live.is_person(holder));
+        }
+        let stored: Option<(Option<String>, Option<i64>)> =
+            sqlx::query_as("SELECT key_hash, user_id FROM people_games WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&core.db.pool)
+                .await?;
+        let Some((hash, owner)) = stored else {
+            return Ok(false);
+        };
+        let by_key = match (hash, holder.key.as_deref()) {
+            (Some(hash), Some(key)) => crate::auth::same_secret(&hash, &crate::auth::secret_hash(key)),
+            _ => false,
+        };
+        Ok(by_key || (owner.is_some() && owner == holder.user_id))
+    }
+
+    /// Gives the game `id` whose key `key` is to account `user_id`, if it
+    /// belongs to no account yet (a guest who signed in); the game may be
+    /// running or over. Returns whether it now belongs to `user_id`.
+    pub async fn claim(&self, core: &Core, id: i64, key: &str, user_id: i64) -> Result<bool> {
+        if let Some(live) = self.live(id) {
+            if !live.is_key(key) {
+                return Ok(false);
+            }
+            let mut state = live.lock();
+            match state.user_id {
+                Some(owner) => return Ok(owner == user_id),
+                None => state.user_id = Some(user_id),
+            }
+        }
+        let hash = crate::auth::secret_hash(key);
+        let stored: Option<(Option<String>, Option<i64>)> =
+            sqlx::query_as("SELECT key_hash, user_id FROM people_games WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&core.db.pool)
+                .await?;
+        let Some((Some(stored_hash), owner)) = stored else {
+            return Ok(false);
+        };
+        if !crate::auth::same_secret(&stored_hash, &hash) {
+            return Ok(false);
+        }
+        if let Some(owner) = owner {
+            return Ok(owner == user_id);
+        }
+        let done = sqlx::query("UPDATE people_games SET user_id = $1 WHERE id = $2 AND user_id IS NULL")
+            .bind(user_id)
+            .bind(id)
+            .execute(&core.db.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Game `id`, if `holder` is its person.
+    fn person_game(&self, id: i64, holder: &Holder) -> std::result::Result<Arc<Live>, Refused> {
         let live = self.live(id).ok_or(Refused::NoGame(id))?;
-        if !live.is_person(key) {
+        if !live.is_person(holder) {
             return Err(Refused::NotYourGame);
         }
         Ok(live)
     }
 
-    /// Plays `square` for the person holding `key`, on the position of
+    /// Plays `square` for the person `holder`, on the position of
     /// `revision`. Returns the new revision.
-    pub fn play_move(&self, id: i64, key: &str, revision: u32, square: &str) -> std::result::Result<u32, Refused> {
-        let live = self.person_game(id, key)?;
+    pub fn play_move(
+        &self,
+        id: i64,
+        holder: &Holder,
+        revision: u32,
+        square: &str,
+    ) -> std::result::Result<u32, Refused> {
+        let live = self.person_game(id, holder)?;
         let mut state = live.lock();
         if state.ended.is_some() {
             return Err(Refused::Over);
@@ -685,11 +800,11 @@ impl People {
         Ok(revision)
     }
 
-    /// Resigns game `id` for the person holding `key` (on their turn or
-    /// the bot's: the game ends at the person's next turn, at once when it
-    /// is theirs).
-    pub fn resign(&self, id: i64, key: &str) -> std::result::Result<(), Refused> {
-        let live = self.person_game(id, key)?;
+    /// Resigns game `id` for the person `holder` (on their turn or the
+    /// bot's: the game ends at the person's next turn, at once when it is
+    /// theirs).
+    pub fn resign(&self, id: i64, holder: &Holder) -> std::result::Result<(), Refused> {
+        let live = self.person_game(id, holder)?;
         let mut state = live.lock();
         if state.ended.is_some() {
             return Err(Refused::Over);
@@ -896,7 +1011,7 @@ struct StoredGame {
 
 /// Game `id` from its row (and replay, for the board), once it has left
 /// memory.
-async fn stored_view(core: &Core, id: i64) -> Result<Option<GameView>> {
+async fn stored_view(core: &Core, id: i64, move_limit_ms: u64) -> Result<Option<GameView>> {
     let row: Option<StoredGame> = sqlx::query_as(
         "SELECT b.name AS bot, p.variant, p.person, p.person_side, p.clock_ms, p.seed, p.random_opening, p.status, \
            p.winner, p.reason, p.replay_sha256 \
@@ -954,7 +1069,7 @@ async fn stored_view(core: &Core, id: i64) -> Result<Option<GameView>> {
         "running" => "running",
         _ => "aborted",
     };
-    let mut view = head.view(&board, moves, status);
+    let mut view = head.view(&board, moves, status, move_limit_ms);
     view.result = match (status, winner.as_deref()) {
         ("finished", Some("person")) => Some("person"),
         ("finished", Some("bot")) => Some("bot"),
@@ -999,6 +1114,104 @@ pub async fn of_bot(core: &Core, bot: &str, limit: i64) -> Result<(Tally, Vec<Pa
         },
         games,
     ))
+}
+
+/// Whose games [`list`] lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Whose<'a> {
+    /// The games that belong to account `0` (started signed in, or claimed).
+    Account(i64),
+    /// The games against the bot of this name (any of its versions).
+    Bot(&'a str),
+}
+
+/// One game in a list of people games ([`list`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct GameRow {
+    /// The game's id (its page is `/play/{id}`).
+    pub id: i64,
+    /// The bot's name.
+    pub bot: String,
+    /// Its variant (`tictactoe:standard`, `othello:std`, …).
+    pub variant: String,
+    /// The person's name as the game shows it.
+    pub person: String,
+    /// `running`, `finished` or `aborted`.
+    pub status: String,
+    /// `person`, `bot`, or `None` (a draw, unfinished or aborted).
+    pub winner: Option<String>,
+    /// Why it ended.
+    pub reason: Option<String>,
+    /// When it started (Unix ms).
+    pub created_ms: i64,
+    /// When it ended (Unix ms), if it has.
+    pub finished_ms: Option<i64>,
+}
+
+/// The latest `limit` people games of `whose`: the running ones first,
+/// then the ended ones, newest first within each. Retired bots' games are
+/// listed too (they happened).
+pub async fn list(core: &Core, whose: Whose<'_>, limit: i64) -> Result<Vec<GameRow>> {
+    let query = match whose {
+        Whose::Account(user_id) => sqlx::query_as::<_, GameRow>(
+            "SELECT p.id, b.name AS bot, p.variant, p.person, p.status, p.winner, p.reason, p.created_ms, \
+               p.finished_ms \
+             FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
+             WHERE p.user_id = $1 \
+             ORDER BY CASE WHEN p.status = 'running' THEN 0 ELSE 1 END, p.id DESC LIMIT $2",
+        )
+        .bind(user_id),
+        Whose::Bot(name) => sqlx::query_as::<_, GameRow>(
+            "SELECT p.id, b.name AS bot, p.variant, p.person, p.status, p.winner, p.reason, p.created_ms, \
+               p.finished_ms \
+             FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
+             WHERE b.name_key = $1 \
+             ORDER BY CASE WHEN p.status = 'running' THEN 0 ELSE 1 END, p.id DESC LIMIT $2",
+        )
+        .bind(name.to_lowercase()),
+    };
+    Ok(query.bind(limit).fetch_all(&core.db.pool).await?)
+}
+
+/// A bot people may play now: its name, and the ladders (variants) it
+/// plays that a person can play.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlayableBot {
+    /// The bot's name (its choice page is `/bots/{name}/play`).
+    pub bot: String,
+    /// Tic-tac-toe and the Othello modes it plays, sorted.
+    pub variants: Vec<String>,
+}
+
+/// Every bot people may play now (its owner allows it, and its active
+/// version runs sandboxed on a board game's ladder), by name.
+pub async fn playable_bots(core: &Core) -> Result<Vec<PlayableBot>> {
+    let rows: Vec<(String, String)> = sqlx::query_as(
+        "SELECT DISTINCT b.name, vl.ladder FROM bots b \
+         JOIN versions v ON v.bot_id = b.id AND v.status = 'active' AND v.remote_url IS NULL AND v.agent = 0 \
+         JOIN version_ladders vl ON vl.version_id = v.id \
+         WHERE b.retired = 0 AND b.people_play <> 0 \
+         ORDER BY b.name, vl.ladder",
+    )
+    .fetch_all(&core.db.pool)
+    .await?;
+    let mut bots: Vec<PlayableBot> = Vec::new();
+    for (bot, ladder) in rows {
+        let Ok(variant) = ladder.parse::<Variant>() else {
+            continue;
+        };
+        if variant.is_tick_based() {
+            continue;
+        }
+        match bots.last_mut() {
+            Some(last) if last.bot == bot => last.variants.push(ladder),
+            _ => bots.push(PlayableBot {
+                bot,
+                variants: vec![ladder],
+            }),
+        }
+    }
+    Ok(bots)
 }
 
 /// The replay JSON of ended game `id`, if it has one.
