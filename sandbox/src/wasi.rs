@@ -397,7 +397,9 @@ async fn clock_time_get(c: &mut Ctx<'_>, id: i32, out: i32) -> Result<i32> {
     if !(0..=3).contains(&id) {
         return Ok(EINVAL);
     }
-    let now = now_ns(c);
+    // 0 realtime, 1 monotonic: the virtual clock; 2 process and 3 thread
+    // CPU time: the virtual time the bot has used, from 0.
+    let now = if id >= 2 { cpu_ns(c) } else { now_ns(c) };
     let Some(mem) = memory(c) else {
         return Ok(EFAULT);
     };
@@ -409,6 +411,14 @@ pub(crate) fn now_ns(c: &impl AsContext<Data = Host>) -> u64 {
     let host = c.as_context().data();
     let used = lock(&host.io).total_used;
     host.params.start_time_ns.saturating_add(host.params.fuel_to_ns(used))
+}
+
+/// The bot's CPU time: the fuel it has used so far, as virtual time from 0
+/// (the process and thread CPU-time clocks; a bot has one thread).
+fn cpu_ns(c: &impl AsContext<Data = Host>) -> u64 {
+    let host = c.as_context().data();
+    let used = lock(&host.io).total_used;
+    host.params.fuel_to_ns(used)
 }
 
 async fn random_get(c: &mut Ctx<'_>, buf: i32, len: i32) -> Result<i32> {

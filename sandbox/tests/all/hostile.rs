@@ -410,6 +410,46 @@ fn clocks_are_virtual_and_deterministic() {
     assert!(times[0].0 > origin && times[2].1 - origin < 1_000_000, "{times:?}");
 }
 
+#[test]
+fn cpu_time_clocks_count_the_bots_virtual_time_from_zero() {
+    // Process (2) and thread (3) CPU time, then the monotonic clock (1).
+    let start = "(loop $l (drop (call $read))
+        (drop (call $clock_time_get (i32.const 2) (i64.const 0) (i32.const 64)))
+        (call $hex (i64.load (i32.const 64)) (i32.const 512))
+        (drop (call $clock_time_get (i32.const 3) (i64.const 0) (i32.const 64)))
+        (call $hex (i64.load (i32.const 64)) (i32.const 529))
+        (drop (call $clock_time_get (i32.const 1) (i64.const 0) (i32.const 64)))
+        (call $hex (i64.load (i32.const 64)) (i32.const 546))
+        (i32.store8 (i32.const 528) (i32.const 32))
+        (i32.store8 (i32.const 545) (i32.const 32))
+        (i32.store8 (i32.const 562) (i32.const 10))
+        (call $write (i32.const 1) (i32.const 512) (i32.const 51)) (br $l))";
+    let a = hex_reply(start, 1, 3);
+    assert_eq!(a, hex_reply(start, 1, 3), "deterministic");
+    let origin = env(1).start_time_ns;
+    let times: Vec<[u64; 3]> = a
+        .iter()
+        .map(|l| {
+            let s = String::from_utf8_lossy(l).into_owned();
+            let v: Vec<u64> = s
+                .split(' ')
+                .map(|h| u64::from_str_radix(h.trim(), 16).expect("hex"))
+                .collect();
+            [v[0], v[1], v[2]]
+        })
+        .collect();
+    for t in &times {
+        // From 0, not the date: the bot's used time, which the monotonic
+        // clock adds to its origin.
+        assert!(t[0] > 0 && t[0] < 1_000_000, "{times:?}");
+        assert!(t[0] < t[1], "the thread clock read later: {times:?}");
+        assert!(t[2] > origin && t[2] - origin > t[1], "{times:?}");
+    }
+    for w in times.windows(2) {
+        assert!(w[1][0] > w[0][0], "{times:?}");
+    }
+}
+
 /// A bot that, on a request starting with `w`, fills 2 MB of memory (the
 /// region where a Rust bot's stack, data and heap live) and a table slot,
 /// then answers `1` if any of it is set, else `0`.
