@@ -30,18 +30,25 @@ impl Agent {
     /// `POST /api/agent` with `body`: the status and the JSON answer, which
     /// always carries `server_now_ms`.
     async fn call(&self, body: Value) -> (StatusCode, Value) {
+        let (status, answer) = self.call_raw(&body).await;
+        assert!(answer["server_now_ms"].is_i64(), "{body} → {answer}");
+        assert_eq!(answer["ok"], json!(status.is_success()), "{body} → {answer}");
+        (status, answer)
+    }
+
+    /// `POST /api/agent` with `body`: the status and the JSON answer,
+    /// unchecked.
+    async fn call_raw(&self, body: &Value) -> (StatusCode, Value) {
         let response = self
             .http
             .post(format!("{}/api/agent", self.base))
             .bearer_auth(&self.token)
-            .json(&body)
+            .json(body)
             .send()
             .await
             .expect("an answer");
         let status = response.status();
         let answer: Value = response.json().await.expect("a JSON answer");
-        assert!(answer["server_now_ms"].is_i64(), "{body} → {answer}");
-        assert_eq!(answer["ok"], json!(status.is_success()), "{body} → {answer}");
         (status, answer)
     }
 
@@ -1523,5 +1530,135 @@ async fn a_restart_resumes_every_agent_match_where_it_was() {
             "{backend:?}: {output}"
         );
         assert!(!output.contains("panicked"), "{backend:?}: {output}");
+    }
+}
+
+/// Two `arbiter serve` front ends on one database, a load balancer's view:
+/// agents and a person reach either. The first front end's hall leads; the
+/// second forwards every live request to it. When the leader stops, the
+/// second takes the lead and resumes the match in flight.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_front_ends_answer_every_live_request_and_one_takes_over_from_the_other() {
+    for backend in backends() {
+        let mut first = TestServer::start_with(backend).await;
+        arbiter_ladder::install_tls_provider();
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("a client");
+        // A game against a house bot: started on `on`, its place and cookie.
+        let start_game = |on: String| {
+            let http = http.clone();
+            async move {
+                let answer = http
+                    .post(format!("{on}/bots/tictactoe-random/play"))
+                    .header("content-type", "application/x-www-form-urlencoded")
+                    .body("game=tictactoe&side=first&clock=5m")
+                    .send()
+                    .await
+                    .expect("an answer");
+                assert_eq!(answer.status(), StatusCode::SEE_OTHER);
+                let place = answer.headers()["location"].to_str().expect("a location").to_owned();
+                let cookie = answer.headers()["set-cookie"].to_str().expect("a cookie");
+                (place, cookie.split(';').next().expect("name=value").to_owned())
+            }
+        };
+        // Its state as `on` shows it.
+        let game_state = |on: String, place: String, cookie: String| {
+            let http = http.clone();
+            async move {
+                let answer = http
+                    .get(format!("{on}{place}/state"))
+                    .header("cookie", cookie)
+                    .send()
+                    .await
+                    .expect("an answer");
+                assert_eq!(answer.status(), StatusCode::OK);
+                answer.json::<Value>().await.expect("JSON")
+            }
+        };
+        // One game begun before the second front end starts (which must
+        // not take it for a game left over), one begun on the second.
+        let early = start_game(first.url("")).await;
+        let second = first.beside().await;
+        let late = start_game(second.url("")).await;
+        for (place, cookie) in [&early, &late] {
+            for on in [&first, &second] {
+                let state = game_state(on.url(""), place.clone(), cookie.clone()).await;
+                assert_eq!(state["status"], "running", "{backend:?}: {state}");
+            }
+            let page = http
+                .get(second.url(place))
+                .header("cookie", cookie)
+                .send()
+                .await
+                .expect("an answer");
+            assert_eq!(page.status(), StatusCode::OK, "{backend:?}");
+        }
+
+        let ((ann_id, ann), (bea_id, bea_first)) = ann_and_bea(&first).await;
+        // Bea's connector talks to the second front end only.
+        let bea = Agent::new(&second, &bea_first.token);
+        let duel = started(&bea, &ann, ann_id).await;
+        let duelists = [(ann_id, &ann), (bea_id, &bea)];
+        let ended = play_out(&duelists, duel, Duration::from_secs(120)).await;
+        assert_eq!(ended["status"], "finished", "{backend:?}: {ended}");
+        assert_eq!(ended_row(&first, duel).await, "finished", "{backend:?}");
+        assert!(
+            second.output().contains("another front end leads the agent hall"),
+            "{backend:?}: {}",
+            second.output()
+        );
+
+        // A match in flight when the leader stops: the second front end
+        // takes the lead and resumes it; both bots carry on through it.
+        let duel = started(&bea, &ann, ann_id).await;
+        play_until(&duelists, duel, Duration::from_secs(60), None, |m| moves_played(m) >= 6).await;
+        let (_, before) = polled_at(&bea, duel).await;
+        first.signal("TERM");
+        assert_eq!(first.exit_code(Duration::from_secs(20)).await, Some(0), "{backend:?}");
+        let ann = Agent::new(&second, &ann.token);
+        let duelists = [(ann_id, &ann), (bea_id, &bea)];
+        let resumed = tokio::time::timeout(Duration::from_secs(20), async {
+            loop {
+                // While the second front end finds out, it answers 503
+                // with Retry-After, as a connector expects of a restart.
+                let (status, polled) = bea
+                    .call_raw(
+                        &json!({ "action": "agent_poll", "environment": { "cpu": "test", "engine": "first-legal" } }),
+                    )
+                    .await;
+                if status == StatusCode::SERVICE_UNAVAILABLE {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    continue;
+                }
+                if let Some(m) = polled["matches"]
+                    .as_array()
+                    .and_then(|matches| matches.iter().find(|m| m["id"] == json!(duel)))
+                {
+                    return m.clone();
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        })
+        .await
+        .expect("the second front end resumes the match");
+        assert_eq!(resumed["status"], "running", "{backend:?}: {resumed}");
+        assert_eq!(
+            resumed["state"]["legs"][0]["history"], before["state"]["legs"][0]["history"],
+            "{backend:?}"
+        );
+        let ended = play_out(&duelists, duel, Duration::from_secs(120)).await;
+        assert_eq!(ended["status"], "finished", "{backend:?}: {ended}");
+        assert_eq!(ended_row(&second, duel).await, "finished", "{backend:?}");
+        for bot in [ann_id, bea_id] {
+            assert_eq!(rated_games(&second, bot).await, 2, "{backend:?}: each match rated once");
+        }
+        assert!(
+            second.output().contains("this front end leads the agent hall"),
+            "{backend:?}: {}",
+            second.output()
+        );
     }
 }

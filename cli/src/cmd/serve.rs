@@ -62,6 +62,12 @@ pub struct Args {
     /// address in a /64 is one client by default.
     #[arg(long, value_name = "BITS", default_value_t = 64, value_parser = clap::value_parser!(u8).range(1..=128), env = "ARBITER_IPV6_CLIENT_PREFIX")]
     ipv6_client_prefix: u8,
+    /// Where the other `arbiter serve`s sharing this database reach this
+    /// one (for agent API and play requests while its agent hall leads).
+    /// Default: `http://` and the address it listens on (127.0.0.1 for
+    /// 0.0.0.0 or ::, which only works on one machine).
+    #[arg(long, value_name = "URL", env = "ARBITER_HALL_URL")]
+    hall_url: Option<String>,
     /// Mark the session cookie `Secure`: for a site served over HTTPS.
     #[arg(long, env = "ARBITER_SECURE_COOKIES")]
     secure_cookies: bool,
@@ -102,6 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         compiler: crate::sandbox::compiler()?,
         allow_private_bot_urls: args.allow_private_bot_urls,
         ipv6_client_prefix: args.ipv6_client_prefix,
+        hall_url: args.hall_url,
     };
     super::runtime()?.block_on(serve(config, super::shutdown::first_signal()))
 }

@@ -153,7 +153,9 @@ pub struct TestServer {
     pg: Option<PgDatabase>,
     check: Option<AnswerCheck>,
     options: Options,
-    _dir: tempfile::TempDir,
+    /// The temporary folder of the data directory, removed with the
+    /// server that made it (`None` for one started [`TestServer::beside`]).
+    _dir: Option<tempfile::TempDir>,
 }
 
 /// A check every JSON answer a client gets goes through, beside
@@ -210,7 +212,32 @@ impl TestServer {
             pg,
             check: None,
             options,
-            _dir: dir,
+            _dir: Some(dir),
+        }
+    }
+
+    /// Another `arbiter serve` on the same data directory and database, on
+    /// an address of its own (a second front end).
+    pub async fn beside(&self) -> TestServer {
+        let (child, output, addr) = spawn(
+            &self.options,
+            &self.data_dir,
+            self.database_url.as_deref(),
+            "127.0.0.1:0",
+        )
+        .await;
+        TestServer {
+            addr,
+            base_url: format!("http://{addr}"),
+            data_dir: self.data_dir.clone(),
+            backend: self.backend,
+            database_url: self.database_url.clone(),
+            child,
+            output,
+            pg: None,
+            check: None,
+            options: self.options.clone(),
+            _dir: None,
         }
     }
 

@@ -11,6 +11,7 @@
 pub mod api;
 pub mod error;
 pub mod extract;
+pub mod forward;
 pub mod middleware;
 pub mod router;
 pub mod server;

@@ -19,6 +19,11 @@ pub fn app(state: AppState) -> Router {
         .nest("/api", crate::api::router(upload_limit))
         .merge(crate::site::router(upload_limit))
         .route("/metrics", get(metrics))
+        // Live games are answered by the front end whose hall leads.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::forward::live_requests,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::count_request,

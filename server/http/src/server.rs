@@ -62,6 +62,10 @@ pub struct ServerConfig {
     /// How many leading bits of an IPv6 address name one client for every
     /// per-client limit (default 64: a /64 is one subscriber or one LAN).
     pub ipv6_client_prefix: u8,
+    /// Where the other front ends sharing the database reach this one's
+    /// agent hall; `None`: `http://` and the listening address (loopback
+    /// for an unspecified one).
+    pub hall_url: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -83,6 +87,7 @@ impl Default for ServerConfig {
             compiler: CompilerCommand::sibling(),
             allow_private_bot_urls: false,
             ipv6_client_prefix: arbiter_ladder::quota::DEFAULT_IPV6_CLIENT_PREFIX,
+            hall_url: None,
         }
     }
 }
@@ -171,11 +176,28 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     // The agent hall: agent bots' matches, on this process's clock. The
     // matches an earlier process saved are resumed before any request is
     // answered, so that no agent finds its match missing.
-    core.agents.take_over(&core).await;
+    // With several front ends on one database, one hall leads and the
+    // others forward live requests to it (crate::forward).
+    let hall_url = config.hall_url.clone().unwrap_or_else(|| {
+        let mut reachable = address;
+        if reachable.ip().is_unspecified() {
+            reachable.set_ip(std::net::IpAddr::from([127, 0, 0, 1]));
+        }
+        format!("http://{reachable}")
+    });
+    core.agents.announce(&hall_url);
+    core.agents.begin(&core).await;
     tasks.spawn(core.agents.clone().run(core.clone(), stop.clone()));
     // Games people were playing when an earlier process stopped: aborted,
     // with a notice on their pages.
-    match arbiter_ladder::people::People::abort_left_over(&core).await {
+    // (Only by the front end whose hall leads: another one's games are
+    // those the leader is playing.)
+    let left_over = if core.agents.is_leading() {
+        arbiter_ladder::people::People::abort_left_over(&core).await
+    } else {
+        Ok(0)
+    };
+    match left_over {
         Ok(0) => {}
         Ok(n) => tracing::info!("{n} games against people were left by an earlier run: aborted"),
         Err(error) => tracing::warn!(%error, "cannot close games against people left from an earlier run"),

@@ -34,6 +34,7 @@ mod store;
 
 pub use directory::AgentBot;
 use live::{Change, LiveMatch, Participant, Status};
+pub use store::Leader;
 
 use crate::core::Core;
 use crate::db::now_ms;
@@ -228,6 +229,21 @@ struct HallInner {
     /// Tokens recently found valid, by their hash: a poll needs no
     /// database round trip to know its bot.
     tokens: Mutex<HashMap<String, (std::time::Instant, AgentBot)>>,
+    /// Where this hall stands among the front ends sharing its database.
+    lead: Mutex<Lead>,
+}
+
+/// A hall's place among the front ends sharing a database: one leads (runs
+/// the live matches), the others forward live requests to it.
+#[derive(Default)]
+struct Lead {
+    /// This hall as the others would reach it ([`Hall::announce`]); `None`:
+    /// it leads without asking (one process, or a test's core).
+    me: Option<store::Leader>,
+    /// The leader, as last read.
+    leader: Option<store::Leader>,
+    /// When [`Hall::reconsider_lead`] last looked.
+    looked: Option<std::time::Instant>,
 }
 
 /// The directory's bot objects, each serialised as JSON, with when they
@@ -340,6 +356,7 @@ impl Hall {
                 directory: Mutex::new(None),
                 bot_objects: Mutex::new(None),
                 tokens: Mutex::new(HashMap::new()),
+                lead: Mutex::new(Lead::default()),
             }),
         }
     }
@@ -1153,7 +1170,7 @@ impl Hall {
     /// once when woken. At the stop, every match in flight is saved and
     /// released for the next process.
     pub async fn run(self, core: Core, mut stop: watch::Receiver<bool>) {
-        self.take_over(&core).await;
+        self.begin(&core).await;
         let mut last_auto = 0;
         let mut last_renewal = std::time::Instant::now();
         loop {
@@ -1173,11 +1190,14 @@ impl Hall {
             self.save_changed(&core).await;
             if last_renewal.elapsed() >= HOLD_RENEWAL {
                 last_renewal = std::time::Instant::now();
-                self.renew_hold(&core).await;
-                self.take_over(&core).await;
+                self.follow_lead(&core).await;
+                if self.is_leading() {
+                    self.renew_hold(&core).await;
+                    self.take_over(&core).await;
+                }
             }
             let now = self.now();
-            if now - last_auto >= 1_000 || now < last_auto {
+            if self.is_leading() && (now - last_auto >= 1_000 || now < last_auto) {
                 last_auto = now;
                 if let Err(error) = self.auto_match(&core).await {
                     tracing::debug!(%error, "automatic matching skipped a round");
@@ -1202,6 +1222,9 @@ impl Hall {
             }
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "cannot release this hall's remote matches as it stops"),
+        }
+        if let Err(error) = store::resign(&core.db, &self.inner.id).await {
+            tracing::warn!(%error, "cannot give up the agent hall's lead as it stops");
         }
     }
 
@@ -1290,6 +1313,136 @@ impl Hall {
             self.notify(id);
         }
         self.inner.wake.notify_one();
+    }
+
+    /// Makes this hall one of several front ends sharing the database:
+    /// reachable by the others at `url`. From then on it runs live matches
+    /// only while it leads ([`Hall::begin`]).
+    pub fn announce(&self, url: &str) {
+        let mut secret = [0u8; 24];
+        let _ = getrandom::fill(&mut secret);
+        self.lead_state().me = Some(store::Leader {
+            hall: self.inner.id.clone(),
+            url: url.trim_end_matches('/').to_owned(),
+            secret: secret.iter().map(|b| format!("{b:02x}")).collect(),
+        });
+    }
+
+    /// Where live requests (the agent API, games against people) must go
+    /// when another front end's hall leads: `None` when this one answers
+    /// them.
+    pub fn leader_elsewhere(&self) -> Option<store::Leader> {
+        let lead = self.lead_state();
+        match (&lead.me, &lead.leader) {
+            (Some(me), Some(leader)) if leader.hall != me.hall => Some(leader.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether this hall runs the live matches now.
+    pub fn is_leading(&self) -> bool {
+        self.leader_elsewhere().is_none()
+    }
+
+    /// Whether `secret` is this hall's: a request carrying it was
+    /// forwarded by another front end of the deployment.
+    pub fn trusts(&self, secret: &[u8]) -> bool {
+        let lead = self.lead_state();
+        let Some(me) = &lead.me else { return false };
+        let mine = me.secret.as_bytes();
+        // Compared in constant time: nothing learnt from how long a
+        // wrong guess takes.
+        mine.len() == secret.len() && mine.iter().zip(secret).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+    }
+
+    /// Takes the lead if it is free (or renews it), and acts on the
+    /// outcome: a hall that just became leader resumes the matches nobody
+    /// holds; one that lost the lead saves and releases its matches for
+    /// the leader.
+    async fn follow_lead(&self, core: &Core) {
+        let Some(me) = self.lead_state().me.clone() else { return };
+        let now = now_ms();
+        let leader = match store::lead(&core.db, &me, now, now + store::LEASE_MS).await {
+            Ok(leader) => leader,
+            Err(error) => {
+                tracing::warn!(%error, "cannot read which front end leads the agent hall");
+                return;
+            }
+        };
+        let was_leading = self.is_leading();
+        let leading = leader.hall == me.hall;
+        if leading != was_leading || self.lead_state().leader.is_none() {
+            if leading {
+                tracing::info!("this front end leads the agent hall (agent matches, games against people)");
+            } else {
+                tracing::info!(leader = %leader.url, "another front end leads the agent hall: live requests go there");
+            }
+        }
+        self.lead_state().leader = Some(leader);
+        if was_leading && !leading {
+            self.hand_over(core).await;
+        }
+        if leading && !was_leading {
+            // The leader before stopped or died: the games against people
+            // it was running are over (a stopping one wrote them already).
+            match crate::people::People::abort_left_over(core).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!("{n} games against people were left by the front end that led: aborted"),
+                Err(error) => {
+                    tracing::warn!(%error, "cannot close games against people left by the front end that led")
+                }
+            }
+        }
+    }
+
+    /// Saves and releases every match this hall holds and forgets them
+    /// (the leader claims them).
+    async fn hand_over(&self, core: &Core) {
+        let all: Vec<i64> = self.lock().matches.keys().copied().collect();
+        self.save(core, &all).await;
+        if let Err(error) = store::release(&core.db, &self.inner.id, self.now()).await {
+            tracing::warn!(%error, "cannot release this hall's remote matches for the leader");
+        }
+        let mut state = self.lock();
+        for id in all {
+            state.matches.remove(&id);
+            self.inner.house.forget(id);
+        }
+    }
+
+    /// Starts the hall in a serving process, before it answers anything:
+    /// takes the lead when it is free and then resumes the matches an
+    /// earlier process saved.
+    pub async fn begin(&self, core: &Core) {
+        self.follow_lead(core).await;
+        if self.is_leading() {
+            self.take_over(core).await;
+        }
+    }
+
+    /// Looks again at once which hall leads (a forwarded request found
+    /// the leader gone), taking the lead and the matches if they are free;
+    /// at most once per 250 ms, however many requests ask.
+    pub async fn reconsider_lead(&self, core: &Core) {
+        {
+            let mut lead = self.lead_state();
+            if lead.looked.is_some_and(|at| at.elapsed() < Duration::from_millis(250)) {
+                return;
+            }
+            lead.looked = Some(std::time::Instant::now());
+        }
+        let was_leading = self.is_leading();
+        self.follow_lead(core).await;
+        if self.is_leading() && !was_leading {
+            self.take_over(core).await;
+        }
+    }
+
+    fn lead_state(&self) -> MutexGuard<'_, Lead> {
+        self.inner
+            .lead
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// One round of automatic matching: every online, idle agent bot with

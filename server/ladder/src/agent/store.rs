@@ -149,3 +149,48 @@ pub(super) async fn tidy(db: &Db, now_ms: i64) -> Result<u64> {
     .await?;
     Ok(aborted.rows_affected())
 }
+
+/// The hall that leads, as `hall_leader` says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Leader {
+    /// Its id.
+    pub hall: String,
+    /// Where the other front ends forward live requests.
+    pub url: String,
+    /// What a forwarded request carries to prove it comes from a front end.
+    pub secret: String,
+}
+
+/// Makes `hall` the leader (reachable at `url`, trusting `secret`) until
+/// `until_ms` if it leads already or the leader's lease ran out at
+/// `now_ms`; returns the leader after the attempt.
+pub(super) async fn lead(db: &Db, me: &Leader, now_ms: i64, until_ms: i64) -> Result<Leader> {
+    sqlx::query(
+        "INSERT INTO hall_leader (id, hall, url, secret, held_until_ms) VALUES (1, $1, $2, $3, $4) \
+         ON CONFLICT (id) DO UPDATE SET hall = excluded.hall, url = excluded.url, secret = excluded.secret, \
+           held_until_ms = excluded.held_until_ms \
+         WHERE hall_leader.hall = excluded.hall OR hall_leader.held_until_ms < $5",
+    )
+    .bind(&me.hall)
+    .bind(&me.url)
+    .bind(&me.secret)
+    .bind(until_ms)
+    .bind(now_ms)
+    .execute(&db.pool)
+    .await?;
+    let (hall, url, secret): (String, String, String) =
+        sqlx::query_as("SELECT hall, url, secret FROM hall_leader WHERE id = 1")
+            .fetch_one(&db.pool)
+            .await?;
+    Ok(Leader { hall, url, secret })
+}
+
+/// Gives up the lead if `hall` has it (at a stop): the next front end to
+/// look takes it at once.
+pub(super) async fn resign(db: &Db, hall: &str) -> Result<()> {
+    sqlx::query("UPDATE hall_leader SET held_until_ms = 0 WHERE id = 1 AND hall = $1")
+        .bind(hall)
+        .execute(&db.pool)
+        .await?;
+    Ok(())
+}
