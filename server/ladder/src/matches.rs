@@ -20,7 +20,7 @@ use sqlx::any::AnyRow;
 
 /// The columns [`MatchSummary::from_row`] reads, with the joins they need;
 /// callers add `WHERE …`.
-const SELECT: &str = "SELECT m.id, m.ladder, m.kind, m.status, m.created_ms, m.started_ms, m.finished_ms, \
+pub(crate) const SELECT: &str = "SELECT m.id, m.ladder, m.kind, m.status, m.created_ms, m.started_ms, m.finished_ms, \
       m.winner, m.score_a, m.score_b, m.reasons, m.error, m.attempts, m.tournament_id, \
       m.a_version, ab.name AS a_bot, av.number AS a_number, m.a_before, m.a_after, \
       m.b_version, bb.name AS b_bot, bv.number AS b_number, m.b_before, m.b_after, m.replay_sha256 \
@@ -157,7 +157,7 @@ impl GameFinish {
 impl MatchSummary {
     /// Reads a row of [`SELECT`]. An unknown status or kind is an
     /// [`Error::Internal`].
-    fn from_row(row: &AnyRow) -> Result<MatchSummary> {
+    pub(crate) fn from_row(row: &AnyRow) -> Result<MatchSummary> {
         let id = MatchId(row.try_get("id")?);
         let participant = |[version_id, bot, number, before, after]: [&str; 5]| -> Result<Participant> {
             Ok(Participant {

@@ -8,7 +8,8 @@ use crate::server::AppState;
 use arbiter_games::Variant;
 use arbiter_ladder::auth::Caller;
 use arbiter_ladder::error::Error;
-use arbiter_ladder::matches::{self, MatchFilter, MatchLog, MatchSummary};
+use arbiter_ladder::match_search::{self, Cursor, MatchQuery, Written};
+use arbiter_ladder::matches::{self, MatchLog, MatchSummary};
 use arbiter_ladder::model::{MatchId, MatchStatus, UserId};
 use arbiter_referee::Replay;
 use axum::Json;
@@ -44,13 +45,20 @@ fn compressed((schemas, paths, method_router): UtoipaMethodRouter<AppState>) -> 
     (schemas, paths, method_router.layer(CompressionLayer::new()))
 }
 
-/// `GET /api/matches`: matches, newest first.
+/// `GET /api/matches`: matches, newest first, and the cursors of the
+/// pages beside them.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MatchList {
     /// `true`.
     pub ok: True,
     /// The matches.
     pub matches: Vec<MatchSummary>,
+    /// The cursor of the next page (older matches) for `after`; `null` on
+    /// the last page.
+    pub older: Option<String>,
+    /// The cursor of the page before (newer matches) for `after`; `null`
+    /// on the newest page.
+    pub newer: Option<String>,
 }
 
 /// `GET /api/matches/{id}`.
@@ -91,52 +99,79 @@ struct Filter {
     ladder: Option<String>,
     status: Option<String>,
     bot: Option<String>,
+    user: Option<String>,
+    result: Option<String>,
+    reason: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+    after: Option<String>,
     before: Option<i64>,
     limit: Option<i64>,
 }
 
-/// `GET /api/matches?ladder=&status=&bot=&before=&limit=`: newest first.
-#[utoipa::path(get, path = "/matches", tag = "matches", summary = "Matches, newest first",
+/// `GET /api/matches?ladder=&status=&bot=&user=&result=&reason=&from=&to=&after=&limit=`:
+/// newest first, a page at a time.
+#[utoipa::path(get, path = "/matches", tag = "matches",
+    summary = "Matches, newest first, filtered and paged by cursor",
+    description = "Each filter given narrows the list. Pages are read by keyset: `after` takes the `older` or `newer` cursor of the page before, so matches queued meanwhile never shift a page. 400 for a filter that cannot be read, 404 for an unknown bot or user.",
     params(
         ("ladder" = Option<crate::api::ladders::AnyLadderName>, Query, description = "only this ladder, e.g. othello:std"),
         ("status" = Option<MatchStatus>, Query, description = "only matches in this state"),
         ("bot" = Option<String>, Query, description = "only matches of this bot (404 for an unknown bot)"),
-        ("before" = Option<i64>, Query, description = "only matches with a smaller id (the next page); 0 or absent: from the newest", minimum = 0),
+        ("user" = Option<String>, Query, description = "only matches of this user's bots (404 for an unknown user)"),
+        ("result" = Option<String>, Query, description = "win or loss (of the bot, else of the user's bots: needs one of them), draw, or decisive", pattern = "^(win|loss|draw|decisive)$"),
+        ("reason" = Option<String>, Query, description = "only matches with a game that ended this way: a finish reason (discs, line, draw, elimination, score, timeout, illegal_move, bad_reply, crash, resigned) or fault (any of timeout, illegal_move, bad_reply, crash)", pattern = "^[a-z_]+$"),
+        ("from" = Option<String>, Query, description = "only matches finished (else started, else queued) on or after this day, UTC, YYYY-MM-DD", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
+        ("to" = Option<String>, Query, description = "… and on or before this day, UTC, YYYY-MM-DD", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
+        ("after" = Option<String>, Query, description = "a page's `older` or `newer` cursor: the page next to it (400 for anything else)"),
+        ("before" = Option<i64>, Query, description = "only matches with a smaller id (an older way to page; not with after); 0 or absent: from the newest", minimum = 0),
         ("limit" = Option<i64>, Query, description = "at most this many, default 50", minimum = 1, maximum = 200),
     ),
     responses(
         (status = 200, description = "the matches", body = MatchList),
+        (status = 400, response = ErrorResponse),
     ))]
 async fn list(State(state): State<AppState>, ApiQuery(filter): ApiQuery<Filter>) -> ApiResult<Json<MatchList>> {
     let limit = crate::api::in_range("limit", filter.limit, 50, 1..=MAX_LIMIT)?;
     // 0, like no `before`, is the first page.
     let before = crate::api::in_range("before", filter.before, 0, 0..=i64::MAX)?;
-    let ladder = match filter.ladder.as_deref() {
-        Some(l) => Some(arbiter_ladder::ladders::canonical(l)?),
-        None => None,
+    let after = match (filter.after.as_deref(), before) {
+        (Some(_), 1..) => {
+            return Err(ApiError(Error::Invalid(
+                "give after or before, not both (after is the cursor a page gave)".into(),
+            )));
+        }
+        (Some(token), _) => Some(Cursor::parse(token)?),
+        (None, 0) => None,
+        (None, id) => Some(Cursor::older(MatchId(id))),
     };
-    let status = match filter.status.as_deref() {
-        None => None,
-        Some(status) => Some(status.parse::<MatchStatus>().map_err(|_| {
-            ApiError(Error::Invalid(
-                "status is one of queued, running, finished, failed".into(),
-            ))
-        })?),
-    };
-    let bot = match filter.bot.as_deref() {
-        Some(name) => Some(matches::bot_named(&state.core.db, name).await?),
-        None => None,
-    };
-    let filter = MatchFilter {
-        ladder,
-        status,
-        bot,
-        tournament: None,
-        before: (before != 0).then_some(MatchId(before)),
+    let query = MatchQuery {
+        after,
         limit,
+        ..match_search::resolve(&state.core.db, &Written::from(&filter)).await?
     };
-    let matches = matches::list(&state.core.db, &filter).await?;
-    Ok(Json(MatchList { ok: True, matches }))
+    let page = match_search::search(&state.core.db, &query).await?;
+    Ok(Json(MatchList {
+        ok: True,
+        matches: page.matches,
+        older: page.older.map(Cursor::token),
+        newer: page.newer.map(Cursor::token),
+    }))
+}
+
+impl From<&Filter> for Written {
+    fn from(filter: &Filter) -> Written {
+        Written {
+            ladder: filter.ladder.clone(),
+            status: filter.status.clone(),
+            bot: filter.bot.clone(),
+            user: filter.user.clone(),
+            result: filter.result.clone(),
+            reason: filter.reason.clone(),
+            from: filter.from.clone(),
+            to: filter.to.clone(),
+        }
+    }
 }
 
 /// `GET /api/matches/{id}`.

@@ -12,6 +12,7 @@
 //! | `/bots/{name}` | versions, rating history, recent matches, head-to-head |
 //! | `/bots/{name}/play` | play the bot yourself: game, side, clock (guests too) |
 //! | `/play/{id}` | a game against a bot: the board as a form, live with `play.js`; `/state` as JSON, `/replay.json` |
+//! | `/matches` | every match, filtered (ladder, bot, user, result, finish reason, days) and paged by cursor |
 //! | `/matches/{id}` | result, games, fuel per move, replay viewer, downloads, owner logs; live while running |
 //! | `/upload` | upload form, then the check's progress and verdict |
 //! | `/account` | the user's bots, API token (shown once), sign out |
@@ -47,6 +48,7 @@ pub mod downloads;
 mod forms;
 mod guide;
 mod home;
+mod match_list;
 mod match_rows;
 mod matches;
 mod play;
@@ -91,6 +93,7 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
         .route("/play/{id}/replay.json", get(play::replay))
         .route("/play/{id}/log", get(play::log))
         .route("/games", get(play::games))
+        .route("/matches", get(match_list::list))
         .route("/matches/{id}", get(matches::page))
         .route(
             "/upload",
