@@ -1,6 +1,6 @@
 //! Embeds every bot kit: for each `LANG/` folder beside this file that has a
 //! `template/`, its `README.md`, its `setup.sh`, the files `setup.sh` reads
-//! beside itself ([`SETUP_FILES`]: npm's pins of a producer) and every file
+//! ([`SETUP_FILES`]: npm's pins of a producer) and every file
 //! of the template, nested folders included, but build outputs. The kits'
 //! tests (`test.sh`, helpers for them) are not embedded.
 //!
@@ -31,10 +31,16 @@ const SKIPPED: &[&str] = &[
     "build",
 ];
 
-/// Files of a kit's own folder that its `setup.sh` reads beside itself, so a
-/// bot folder gets them with `setup.sh` (the JavaScript kit's pins of
-/// componentize-js, which `npm ci` installs).
-const SETUP_FILES: &[&str] = &["package.json", "package-lock.json"];
+/// Files of a kit's own folder that its `setup.sh` reads, as (file in the
+/// kit's folder, path in a bot folder): the JavaScript kit's pins of
+/// componentize-js, which `npm ci` installs into the kit cache. A bot
+/// folder keeps them in `producer/`, so its own `package.json` (the bot's
+/// packages, if any) never lists the producer and `npm install` there never
+/// installs it.
+const SETUP_FILES: &[(&str, &str)] = &[
+    ("package.json", "producer/package.json"),
+    ("package-lock.json", "producer/package-lock.json"),
+];
 
 /// Workspace crates a kit's bot folder carries, by kit: (kit, folders of
 /// the workspace), each written as `arbiter/FOLDER/` (dependencies first
@@ -86,13 +92,13 @@ fn main() {
             }
         }
         source.push_str("        setup_files: &[\n");
-        for file in SETUP_FILES {
+        for (file, in_folder) in SETUP_FILES {
             let path = language.join(file);
             if path.is_file() {
                 rerun_if_changed(&path);
                 let _ = writeln!(
                     source,
-                    "            File {{ path: {file:?}, bytes: include_bytes!({:?}) }},",
+                    "            File {{ path: {in_folder:?}, bytes: include_bytes!({:?}) }},",
                     absolute(&path)
                 );
             }

@@ -9,7 +9,8 @@
 #                              against the same house bots; any fault of it fails
 #   same_moves_natively CMD [GAME [OPPONENT [TIME]]]
 #                              the native build CMD plays bot.wasm's moves from the same seeds
-#                              (default: othello against house:othello-random)
+#                              (default: othello against house:othello-random; TIME: a roomy
+#                              control for a native bot, native_control GAME, for both)
 #   kit_report TOOLCHAIN       faults of the kit's bot (any fails), fuel per Othello move,
 #                              toolchain, module size, build time; exits 1 on any failure
 # ARBITER names the binary (default target/debug/arbiter).
@@ -78,14 +79,24 @@ play_every_game() {
   done
 }
 
+# A roomy wall-clock control for a native bot in GAME: an interpreter's
+# start-up (Python, Node: 50-300 ms idle, seconds on a busy machine) falls
+# in its first move, and would exceed tic-tac-toe's 100 ms per turn and
+# even Othello's 1 s; skirmish's second number is tick 0's budget. A bot
+# that answers early ends its turn early, so room costs nothing.
+native_control() {
+  case "$1" in
+    tictactoe*) echo 2000/10000 ;;
+    skirmish*) echo 200/5000 ;;
+    *) echo 5000/30000 ;;
+  esac
+}
+
 play_natively() {
   local g opponent control
   for g in $GAMES; do
     opponent=$(opponent_for "$g")
-    # Wall-clock time: an interpreter's start-up alone can exceed
-    # tic-tac-toe's 100 ms per turn.
-    control=()
-    case "$g" in tictactoe:*) control=(--time 1000/5000) ;; esac
+    control=(--time "$(native_control "$g")")
     echo "== play $g natively (cmd:$1) against $opponent"
     "$ARBITER" play "$g" "cmd:$1" "$opponent" -n 1 "${control[@]}" --out "$tmp/native-replays/${g/:/-}" ||
       kit_fail "arbiter play $g cmd:$1 failed"
@@ -95,8 +106,7 @@ play_natively() {
 
 same_moves_natively() {
   local game=${2:-othello} opponent=${3:-house:othello-random} out
-  local control=()
-  [ -z "${4:-}" ] || control=(--time "$4")
+  local control=(--time "${4:-$(native_control "$game")}")
   out="$tmp/same-${game/:/-}"
   "$ARBITER" play "$game" "cmd:$1" "$opponent" -n 2 --seed 7 "${control[@]}" --out "$out/native" >/dev/null ||
     kit_fail "the native build could not play $game"

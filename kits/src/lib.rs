@@ -1,7 +1,8 @@
 //! The bot kits, embedded from `kits/LANG` at build time: for every
 //! language with a `template/`, the kit's README, its `setup.sh` (which
-//! installs the toolchain), the files `setup.sh` reads beside itself (the
-//! JavaScript kit's `package.json` and `package-lock.json`) and the
+//! installs the toolchain), the files `setup.sh` reads (the JavaScript
+//! kit's pins of its producer, as `producer/package.json` and
+//! `producer/package-lock.json`) and the
 //! template bot, nested folders included (the Python and JavaScript kits'
 //! `wit/`). The Rust kit also carries the SDK and the rules as standalone
 //! crates (`arbiter/sdk`, `arbiter/games`: the workspace's sources, their
@@ -353,22 +354,34 @@ mod tests {
         ] {
             assert!(js.iter().any(|f| f.path == needed), "javascript: {needed}");
         }
-        // setup.sh's pins, beside it; `node bot.js` reads "type" there.
-        let package = text(&js, "package.json");
+        // setup.sh's pins, in producer/: the bot's own package.json says
+        // "type": "module" (for `node bot.js`) and lists no producer, so
+        // `npm install` in the folder installs only the bot's packages.
+        let pins = text(&js, "producer/package.json");
         assert_eq!(
-            package.as_bytes(),
+            pins.as_bytes(),
             include_bytes!("../javascript/package.json"),
             "written as it is"
         );
-        assert!(package.contains("\"type\": \"module\""), "{package}");
         assert!(
-            package.contains("\"@bytecodealliance/componentize-js\": \"0.23.0\""),
-            "{package}"
+            pins.contains("\"@bytecodealliance/componentize-js\": \"0.23.0\""),
+            "{pins}"
         );
-        let lock = text(&js, "package-lock.json");
+        let lock = text(&js, "producer/package-lock.json");
         assert!(
             lock.contains("\"node_modules/@bytecodealliance/componentize-js\": {\n      \"version\": \"0.23.0\""),
             "the lock pins componentize-js 0.23.0"
+        );
+        let package = text(&js, "package.json");
+        assert!(package.contains("\"type\": \"module\""), "{package}");
+        assert!(package.contains("\"name\": \"zed\""), "the name, lower case: {package}");
+        assert!(
+            !package.contains("@bytecodealliance"),
+            "no pin of the producer: {package}"
+        );
+        assert!(
+            !js.iter().any(|f| f.path == "package-lock.json"),
+            "no lock of the producer at the top"
         );
         assert!(text(&js, SETUP).contains("COMPONENTIZE_JS_VERSION=0.23.0"));
         assert!(
