@@ -38,6 +38,7 @@ pub mod events;
 pub mod house;
 pub mod ladders;
 pub mod leaderboard;
+pub mod listings;
 pub mod match_search;
 pub mod matches;
 pub mod metrics;

@@ -1,10 +1,13 @@
 //! The bot page: versions, rating history, recent matches, head-to-head.
 
 use super::chart::Chart;
+use super::match_list::{self, Pager};
+use super::users::PeopleGameRow;
 use super::view::{self, MatchRow, When};
-use super::{Nav, SiteError, SiteResult, Viewer, match_rows, render};
+use super::{Nav, SiteError, SiteResult, Viewer, render};
 use crate::server::AppState;
 use arbiter_ladder::bots::{self, VersionWithRatings};
+use arbiter_ladder::match_search::{Cursor, MatchQuery};
 use arbiter_ladder::model::{MatchStatus, UserId, VersionStatus};
 use arbiter_ladder::ratings::{RatingSystem, matches_to_establish};
 use askama::Template;
@@ -116,6 +119,10 @@ struct BotPage {
     versions: Vec<VersionView>,
     chart: Option<Chart>,
     matches: Vec<MatchRow>,
+    /// The pages of its matches.
+    pager: Pager,
+    /// For its owner: the page of the logs of the matches shown.
+    logs_link: Option<String>,
     head_to_head: Vec<HeadToHead>,
     conclusive_matches: i64,
     /// The profile: plain text, escaped by the template.
@@ -138,17 +145,6 @@ struct BotPage {
     people_games: Vec<PeopleGameRow>,
 }
 
-/// A game against a person in the bot's list.
-struct PeopleGameRow {
-    id: i64,
-    variant: String,
-    person: String,
-    /// From the bot's side: `won`, `lost`, `draw` or `aborted`.
-    result: &'static str,
-    reason: String,
-    when: When,
-}
-
 /// Matches a bot page reads for its chart and head-to-head table: the
 /// newest ones, so a bot with years of history still loads fast.
 pub const HISTORY_MATCHES: i64 = 2000;
@@ -169,15 +165,39 @@ pub struct ProfileDraft {
     pub error: Option<String>,
 }
 
-/// `/bots/{name}`.
-pub async fn bot(State(state): State<AppState>, Path(name): Path<String>, viewer: Viewer) -> SiteResult {
-    bot_page(&state, &name, &viewer, None).await
+/// The page of a bot's matches list: `?after=` (a cursor).
+#[derive(serde::Deserialize)]
+pub struct PageQuery {
+    after: Option<String>,
+}
+
+/// `/bots/{name}[?after=CURSOR]`: `after` pages its matches (400 for a bad
+/// cursor).
+pub async fn bot(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Query(query): Query<PageQuery>,
+    viewer: Viewer,
+) -> SiteResult {
+    let after = match_list::cursor(query.after.as_deref())?;
+    bot_page_at(&state, &name, &viewer, None, after).await
 }
 
 /// The page of bot `name` for `viewer`; its owner's profile form filled in
 /// as `draft` when given (a refused form, shown again with its reason),
 /// else with the bot's settings.
 pub async fn bot_page(state: &AppState, name: &str, viewer: &Viewer, draft: Option<ProfileDraft>) -> SiteResult {
+    bot_page_at(state, name, viewer, draft, None).await
+}
+
+/// [`bot_page`] with its matches from `after` (`None`: the newest).
+async fn bot_page_at(
+    state: &AppState,
+    name: &str,
+    viewer: &Viewer,
+    draft: Option<ProfileDraft>,
+    after: Option<Cursor>,
+) -> SiteResult {
     let bot = bots::by_name(&state.core.db, name)
         .await?
         .ok_or_else(|| SiteError::not_found(format!("bot {name:?}")))?;
@@ -234,7 +254,18 @@ pub async fn bot_page(state: &AppState, name: &str, viewer: &Viewer, draft: Opti
         .collect();
     head_to_head.sort_by(|x, y| y.matches.cmp(&x.matches).then_with(|| x.opponent.cmp(&y.opponent)));
 
-    let matches = match_rows::recent_for_bot(state, bot.id, 20).await?;
+    let matches_query = MatchQuery {
+        bot: Some(bot.id),
+        after,
+        limit: match_list::PAGE,
+        ..MatchQuery::default()
+    };
+    let path = format!("/bots/{}", super::users::urlencoding(&bot.name));
+    let (matches, pager) = match_list::page(state, &matches_query, &path, &[], "matches").await?;
+    let logs_link = mine.then(|| match after {
+        Some(cursor) => format!("{path}/logs?after={}", cursor.token()),
+        None => format!("{path}/logs"),
+    });
     let agent = arbiter_ladder::agent::tokens::is_agent_bot(&state.core.db, bot.id.0).await?;
     // People may play it when its owner allows it and its active version
     // is a sandboxed one that plays a turn-based game (a remote bot's
@@ -246,22 +277,12 @@ pub async fn bot_page(state: &AppState, name: &str, viewer: &Viewer, draft: Opti
                 .parse::<arbiter_games::Variant>()
                 .is_ok_and(|variant| !variant.is_tick_based())
         });
-    let (people_tally, past) = arbiter_ladder::people::of_bot(&state.core, &bot.name, 20).await?;
-    let people_games = past
+    let (people_tally, _) = arbiter_ladder::people::of_bot(&state.core, &bot.name, 0).await?;
+    // The games with the accounts that played them, to link their pages.
+    let people_games = arbiter_ladder::listings::people_games_of_bot(&state.core.db, bot.id, 20)
+        .await?
         .into_iter()
-        .map(|g| PeopleGameRow {
-            id: g.id,
-            variant: g.variant,
-            person: g.person,
-            result: match (g.status.as_str(), g.winner.as_deref()) {
-                ("finished", Some("bot")) => "won",
-                ("finished", Some("person")) => "lost",
-                ("finished", _) => "draw",
-                _ => "aborted",
-            },
-            reason: g.reason.unwrap_or_default().replace('_', " "),
-            when: When::at(g.created_ms),
-        })
+        .map(PeopleGameRow::new)
         .collect();
     let form = draft.unwrap_or_else(|| ProfileDraft {
         bio: bot.bio.clone(),
@@ -290,6 +311,8 @@ pub async fn bot_page(state: &AppState, name: &str, viewer: &Viewer, draft: Opti
         versions,
         chart: Chart::new(&series),
         matches,
+        pager,
+        logs_link,
         head_to_head,
         conclusive_matches: CONCLUSIVE_MATCHES,
     }))
@@ -368,4 +391,77 @@ pub async fn photo(
         png,
     )
         .into_response())
+}
+
+/// Matches the logs page shows at once (logs can be long).
+pub const LOG_PAGE: i64 = 10;
+
+/// One match on a bot's logs page, with what the bot wrote in it.
+struct MatchLogs {
+    row: MatchRow,
+    /// `(game number from 1, stderr)`, by game.
+    games: Vec<(i64, String)>,
+}
+
+#[derive(Template)]
+#[template(path = "bot_logs.html", config = "../../web/askama.toml")]
+struct BotLogsPage {
+    nav: Nav,
+    title: String,
+    name: String,
+    matches: Vec<MatchLogs>,
+    pager: Pager,
+}
+
+/// `GET /bots/{name}/logs[?after=CURSOR]`: for the bot's owner, what it
+/// wrote to stderr in its matches, a page at a time (the matches of its
+/// page, by the same cursor). 401 signed out, 403 for anyone else (the
+/// rule of one match's logs), 404 for no such bot.
+pub async fn logs(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Query(query): Query<PageQuery>,
+    viewer: Viewer,
+) -> SiteResult {
+    let bot = bots::by_name(&state.core.db, &name)
+        .await?
+        .ok_or_else(|| SiteError::not_found(format!("bot {name:?}")))?;
+    let after = match_list::cursor(query.after.as_deref())?;
+    let viewer_id = viewer.user_id().map(UserId);
+    // Refused before any match is read.
+    if let Err(refused) =
+        arbiter_ladder::listings::bot_logs(&state.core.db, bot.id, bot.owner_id, viewer_id, &[]).await?
+    {
+        return Err(arbiter_ladder::error::Error::from(refused).into());
+    }
+    let path = format!("/bots/{}/logs", super::users::urlencoding(&bot.name));
+    let matches_query = MatchQuery {
+        bot: Some(bot.id),
+        after,
+        limit: LOG_PAGE,
+        ..MatchQuery::default()
+    };
+    let (rows, pager) = match_list::page(&state, &matches_query, &path, &[], "").await?;
+    let ids: Vec<_> = rows.iter().map(|row| arbiter_ladder::model::MatchId(row.id)).collect();
+    let logs = arbiter_ladder::listings::bot_logs(&state.core.db, bot.id, bot.owner_id, viewer_id, &ids)
+        .await?
+        .map_err(arbiter_ladder::error::Error::from)?;
+    let matches = rows
+        .into_iter()
+        .map(|row| MatchLogs {
+            games: logs
+                .iter()
+                .filter(|log| log.match_id.0 == row.id)
+                .map(|log| (log.game + 1, log.stderr.clone()))
+                .collect(),
+            row,
+        })
+        .collect();
+    Ok(render(&BotLogsPage {
+        nav: viewer.nav("bots"),
+        title: format!("{} — logs", bot.name),
+        name: bot.name,
+        matches,
+        pager,
+    }))
 }

@@ -66,39 +66,39 @@ pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
 }
 
 /// One leaderboard row.
-pub struct BoardRow {
-    rank: i64,
-    bot: String,
+pub(super) struct BoardRow {
+    pub(super) rank: i64,
+    pub(super) bot: String,
     /// The bot's photo, shown as a thumbnail.
-    photo: Option<String>,
-    owner: String,
-    version: i64,
+    pub(super) photo: Option<String>,
+    pub(super) owner: String,
+    pub(super) version: i64,
     /// The Glicko-2 rating and its `± 2·RD`, shown beside the headline.
-    rating: String,
-    plus_minus: String,
-    low: String,
-    high: String,
-    provisional: bool,
+    pub(super) rating: String,
+    pub(super) plus_minus: String,
+    pub(super) low: String,
+    pub(super) high: String,
+    pub(super) provisional: bool,
     /// The whole-log fit, the headline: `1523` and `± 41`; empty before a
     /// rated match.
-    fitted: String,
-    fitted_plus_minus: String,
+    pub(super) fitted: String,
+    pub(super) fitted_plus_minus: String,
     /// Its exact value, for scripts and tests (empty before a rated match).
-    fitted_value: String,
-    wins: i64,
-    draws: i64,
-    losses: i64,
-    matches: i64,
-    trend: String,
-    trend_class: &'static str,
-    spark: String,
-    last_played: Option<When>,
+    pub(super) fitted_value: String,
+    pub(super) wins: i64,
+    pub(super) draws: i64,
+    pub(super) losses: i64,
+    pub(super) matches: i64,
+    pub(super) trend: String,
+    pub(super) trend_class: &'static str,
+    pub(super) spark: String,
+    pub(super) last_played: Option<When>,
 }
 
 impl BoardRow {
     /// Shows a leaderboard row, with the version's recent ratings (oldest
     /// first) from `history`.
-    fn new(row: &LeaderboardRow, history: &HashMap<VersionId, Vec<f64>>) -> BoardRow {
+    pub(super) fn new(row: &LeaderboardRow, history: &HashMap<VersionId, Vec<f64>>) -> BoardRow {
         let points = history.get(&row.version_id).map(Vec::as_slice).unwrap_or_default();
         let (trend, trend_class) = match (points.first(), points.last()) {
             (Some(first), Some(last)) if points.len() > 1 => {

@@ -1,5 +1,6 @@
 //! Matches as rows of the pages' match lists ([`MatchRow`]): the lists the
-//! home, bot, user and tournament pages show, and the mapping of one match
+//! home, ladder and tournament pages show (the paged lists of `/matches`,
+//! bot and user pages come from [`super::match_list`]), and the mapping of one match
 //! to its row. The matches come from the ladder ([`arbiter_ladder::matches`])
 //! as the same typed rows the API serialises, so a page and `/api/matches`
 //! always agree.
@@ -8,7 +9,7 @@ use super::view::{MatchRow, Side, When, signed};
 use crate::server::AppState;
 use arbiter_ladder::error::Result;
 use arbiter_ladder::matches::{self, MatchFilter, MatchSummary};
-use arbiter_ladder::model::{BotId, MatchStatus, TournamentId};
+use arbiter_ladder::model::{MatchStatus, TournamentId};
 
 /// A match as a row of a list: who played, who won, the score, and when it
 /// last moved (finished, else started, else created).
@@ -48,13 +49,6 @@ pub fn match_row(m: &MatchSummary) -> MatchRow {
         result,
         when: When::at(m.finished_ms.or(m.started_ms).unwrap_or(m.created_ms)),
     }
-}
-
-/// The latest `limit` matches of a bot (any of its versions) as rows,
-/// newest first.
-pub async fn recent_for_bot(state: &AppState, bot: BotId, limit: i64) -> Result<Vec<MatchRow>> {
-    let recent = matches::recent_for_bot(&state.core.db, bot, limit).await?;
-    Ok(recent.iter().map(match_row).collect())
 }
 
 /// The newest matches, optionally of one ladder (`""` = all), one status

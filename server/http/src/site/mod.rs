@@ -13,6 +13,8 @@
 //! | `/bots/{name}/play` | play the bot yourself: game, side, clock (guests too) |
 //! | `/play/{id}` | a game against a bot: the board as a form, live with `play.js`; `/state` as JSON, `/replay.json` |
 //! | `/matches` | every match, filtered (ladder, bot, user, result, finish reason, days) and paged by cursor |
+//! | `/users/{name}` | a user's bots (ratings as the ladders show them), their bots' matches, their games against bots |
+//! | `/bots/{name}/logs` | the bot's stderr in its matches, a page at a time, for its owner |
 //! | `/matches/{id}` | result, games, fuel per move, replay viewer, downloads, owner logs; live while running |
 //! | `/upload` | upload form, then the check's progress and verdict |
 //! | `/account` | the user's bots, API token (shown once), sign out |
@@ -55,6 +57,7 @@ mod play;
 mod reference;
 mod robots;
 mod tournaments;
+mod users;
 mod view;
 
 use crate::error::ApiError;
@@ -95,6 +98,8 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
         .route("/games", get(play::games))
         .route("/matches", get(match_list::list))
         .route("/matches/{id}", get(matches::page))
+        .route("/users/{name}", get(users::user))
+        .route("/bots/{name}/logs", get(bots::logs))
         .route(
             "/upload",
             get(account::upload)
