@@ -414,6 +414,54 @@
     }, every);
   }
 
+  // --- The home page's live matches, following the event stream. ---------
+
+  // The list is the server's own rendering (`/?fragment=live`), fetched
+  // again when a match starts or ends (a burst of events makes one fetch),
+  // and every 20 s besides: matches played by workers in other processes
+  // send their events there, not here. The page without JavaScript shows
+  // the list as it was when loaded, with its time.
+  function liveList(box) {
+    var url = box.dataset.liveRows;
+    var pending = null;
+    var updates = 0;
+    var asOf = document.getElementById('live-as-of');
+    function refresh() {
+      pending = null;
+      if (document.hidden) return;
+      fetch(url, { credentials: 'same-origin', cache: 'no-store' })
+        .then(function (response) {
+          if (!response.ok) throw new Error('HTTP ' + response.status);
+          return response.text();
+        })
+        .then(function (html) {
+          box.innerHTML = html; // rendered and escaped by the server
+          updates += 1;
+          box.dataset.updates = String(updates);
+          if (asOf) {
+            var now = new Date();
+            asOf.dateTime = now.toISOString();
+            asOf.textContent = now.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+          }
+          scrollBoxes();
+        })
+        .catch(function () { /* keep the list shown; the next event or tick retries */ });
+    }
+    function soon() {
+      if (pending === null) pending = window.setTimeout(refresh, 300);
+    }
+    if (window.EventSource && box.dataset.events) {
+      var source = new EventSource(box.dataset.events);
+      source.addEventListener('match_started', soon);
+      source.addEventListener('match_finished', soon);
+      source.addEventListener('lagged', soon);
+      source.addEventListener('open', function () { box.dataset.following = 'true'; });
+      window.addEventListener('pagehide', function () { source.close(); });
+    }
+    window.setInterval(soon, 20000);
+    document.addEventListener('visibilitychange', function () { if (!document.hidden) soon(); });
+  }
+
   function copyButton(button) {
     button.addEventListener('click', function () {
       var input = document.getElementById(button.dataset.copy);
@@ -473,6 +521,8 @@
     var live = document.getElementById('live');
     if (live && live.dataset.events) followMatch(live);
     Array.prototype.forEach.call(document.querySelectorAll('table[data-refresh]'), refreshTable);
+    var liveRows = document.querySelector('[data-live-rows]');
+    if (liveRows) liveList(liveRows);
     Array.prototype.forEach.call(document.querySelectorAll('button[data-copy]'), copyButton);
     watchScrollBoxes();
   }

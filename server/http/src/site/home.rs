@@ -27,11 +27,40 @@ struct HomePage {
     /// The remote bots' boards that have a remote bot.
     remote_ladders: Vec<LadderCard>,
     live: Vec<MatchRow>,
+    /// When the live list was read.
+    rendered: When,
     recent: Vec<MatchRow>,
 }
 
-/// `GET /`: ladders with their top bots, live and recent matches.
-pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
+/// The live matches alone, for the home page's script.
+#[derive(Template)]
+#[template(path = "home_live.html", config = "../../web/askama.toml")]
+struct HomeLive {
+    live: Vec<MatchRow>,
+}
+
+/// Live matches the home page lists.
+pub const LIVE_MATCHES: i64 = 10;
+
+/// `?fragment=live` asks for the live matches' list only (the page's
+/// script refreshes the list with it when a match starts or ends).
+#[derive(serde::Deserialize)]
+pub struct HomeQuery {
+    fragment: Option<String>,
+}
+
+/// `GET /[?fragment=live]`: ladders with their top bots, live and recent
+/// matches; with `fragment=live`, the live matches' list alone.
+pub async fn home(State(state): State<AppState>, Query(query): Query<HomeQuery>, viewer: Viewer) -> SiteResult {
+    if query.fragment.as_deref() == Some("live") {
+        let live = match_rows::list(&state, "", "running", 0, LIVE_MATCHES).await?;
+        let mut response = render(&HomeLive { live });
+        response.headers_mut().insert(
+            axum::http::header::CACHE_CONTROL,
+            axum::http::HeaderValue::from_static("no-store"),
+        );
+        return Ok(response);
+    }
     let mut cards = Vec::new();
     let mut remote_cards = Vec::new();
     for name in ladders::all_names() {
@@ -53,7 +82,8 @@ pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
             cards.push(card);
         }
     }
-    let live = match_rows::list(&state, "", "running", 0, 10).await?;
+    let live = match_rows::list(&state, "", "running", 0, LIVE_MATCHES).await?;
+    let rendered = When::at(arbiter_ladder::db::now_ms());
     let recent = match_rows::list(&state, "", "finished", 0, 15).await?;
     Ok(render(&HomePage {
         nav: viewer.nav("home"),
@@ -61,6 +91,7 @@ pub async fn home(State(state): State<AppState>, viewer: Viewer) -> SiteResult {
         ladders: cards,
         remote_ladders: remote_cards,
         live,
+        rendered,
         recent,
     }))
 }

@@ -4,6 +4,7 @@
 
 mod api_precision;
 mod crowds;
+mod finding;
 mod games_listed;
 mod leaderboard;
 mod people;
