@@ -560,6 +560,34 @@ fn new_writes_a_kit_template_named_after_the_bot() {
     );
     let bad = arbiter(&["new", "c", "x"]);
     assert!(stderr(&bad).contains("3 to 32 characters"), "{}", stderr(&bad));
+    // The Rust kit: a cargo project carrying the SDK and the rules, named
+    // after the bot, which must then be a name cargo takes.
+    let rust = tmp.path().join("nova-rs");
+    let made = arbiter(&["new", "rust", "nova-rs", "--dir", rust.to_str().expect("utf-8")]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let manifest = std::fs::read_to_string(rust.join("Cargo.toml")).expect("Cargo.toml");
+    assert!(manifest.contains("name = \"nova-rs\""), "{manifest}");
+    for file in [
+        "Cargo.lock",
+        "src/main.rs",
+        "arbiter/sdk/Cargo.toml",
+        "arbiter/games/src/lib.rs",
+    ] {
+        assert!(rust.join(file).is_file(), "{file} is written");
+    }
+    let digit = arbiter(&[
+        "new",
+        "rust",
+        "9lives",
+        "--dir",
+        tmp.path().join("nine").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(digit.status.code(), Some(2));
+    assert!(
+        stderr(&digit).contains("starts with a digit, which a cargo package name cannot"),
+        "{}",
+        stderr(&digit)
+    );
 }
 
 /// `play --sprt` reads each game's winner by the game's own rule: in anti
