@@ -33,7 +33,8 @@ fi
 bash setup.sh || { echo "FAIL: setup.sh" >&2; exit 1; }
 toolchain="$(rustc --version), $(cargo --version)"
 # Outside /work/main, so no rust-toolchain.toml applies: the user's default.
-cargo fetch --target wasm32-wasip1 || { echo "FAIL: cargo fetch" >&2; exit 1; }
+host=$(rustc -vV | sed -n 's/^host: //p')
+cargo fetch --target wasm32-wasip1 && cargo fetch --target "$host" || { echo "FAIL: cargo fetch" >&2; exit 1; }
 echo "== CARGO_NET_OFFLINE=true sh build.sh"
 kit_build env CARGO_NET_OFFLINE=true sh build.sh
 cmp -s target/wasm32-wasip1/release/x-bot.wasm bot.wasm || kit_fail "build.sh did not copy the module"
