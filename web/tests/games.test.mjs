@@ -46,7 +46,7 @@ test('the board games of the catalogue are all rebuilt', () => {
 
 test('tic-tac-toe squares are named in words', () => {
   const G = loadGames();
-  assert.deepEqual(G.TTT_KEYS.map(G.tttWords), ['top left', 'top middle', 'top right', 'middle left', 'centre', 'middle right', 'bottom left', 'bottom middle', 'bottom right']);
+  assert.deepEqual(Array.from(G.TTT_KEYS, (key) => G.tttWords(key)), ['top left', 'top middle', 'top right', 'middle left', 'centre', 'middle right', 'bottom left', 'bottom middle', 'bottom right']);
   assert.equal(G.tttWords('3-3'), '3-3', 'anything else as it is');
 });
 

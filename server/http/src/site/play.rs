@@ -598,6 +598,10 @@ pub async fn state(
     axum::extract::Query(query): axum::extract::Query<StateQuery>,
 ) -> Result<Response, crate::error::ApiError> {
     let people = &state.core.people;
+    // A signed-in person's waits are counted under the account (a
+    // classroom behind one address is many clients), a guest's under the
+    // address.
+    let client = viewer.user_id().map_or(client, arbiter_ladder::people::account_client);
     let changes = people.watch(id);
     if let (Some(after), Some(mut changes)) = (query.after, changes.clone()) {
         // A wait holds one of the client's few places while it lasts.
