@@ -3,7 +3,9 @@
 // - forms with data-api are sent to the JSON API with the session's CSRF
 //   token (from <meta name="csrf-token">) in the X-CSRF-Token header;
 // - the upload form posts the module, then follows the check by polling
-//   /api/versions/{id} and shows the verdict (reason and stderr on rejection);
+//   /api/versions/{id} and shows the verdict (each ladder's, and the reason
+//   and stderr of any refusal);
+// - the challenge form lists only the chosen bot's ladders;
 // - a running match follows /api/events?match=ID (server-sent events);
 // - a leaderboard refreshes its rows every few seconds;
 // - a box that scrolls sideways (code, a wide table) becomes a named tab
@@ -170,8 +172,10 @@
       var link = document.createElement('a');
       link.href = '/bots/' + encodeURIComponent(v.bot);
       link.textContent = 'Open the page of ' + v.bot;
+      ladderVerdicts(v.verdicts || []);
       if (v.status === 'active') {
         verdict('active', 'Accepted: version ' + v.number + ' of ' + v.bot + ' is active and joins ' + (v.ladders || []).join(', ') + '.');
+        if (v.reason) rejected(v.reason, v.stderr);
         next.appendChild(link);
       } else if (v.status === 'rejected') {
         verdict('rejected', 'Rejected: version ' + v.number + ' of ' + v.bot + ' did not pass the check.');
@@ -185,6 +189,45 @@
       verdict('error', 'Cannot follow the check: ' + error.message + '. Retrying…');
       window.setTimeout(function () { follow(versionId, started); }, 3000);
     });
+  }
+
+  // Each ladder's verdict of the check, one line each (passed, or refused
+  // with the reason).
+  function ladderVerdicts(verdicts) {
+    var list = document.getElementById('verdict-ladders');
+    if (!list) return;
+    list.textContent = '';
+    verdicts.forEach(function (one) {
+      var item = document.createElement('li');
+      item.className = one.passed ? 'passed' : 'refused';
+      item.textContent = one.ladder + ': ' + (one.passed ? 'passed' : 'refused: ' + (one.reason || 'no reason given'));
+      list.appendChild(item);
+    });
+    list.hidden = verdicts.length === 0;
+  }
+
+  // The challenge form offers only the chosen bot's ladders (its option's
+  // data-ladders); without this every ladder of every bot is listed and
+  // the server names the bot and the ladder it does not play.
+  function narrowChallengeLadders(form) {
+    var bot = form.querySelector('#bot');
+    var ladder = form.querySelector('#ladder');
+    if (!bot || !ladder) return;
+    function narrow() {
+      var chosen = bot.options[bot.selectedIndex];
+      var plays = ((chosen && chosen.dataset.ladders) || '').split(' ').filter(Boolean);
+      var first = null;
+      Array.prototype.forEach.call(ladder.options, function (option) {
+        var on = plays.indexOf(option.value) >= 0;
+        option.hidden = !on;
+        option.disabled = !on;
+        if (on && !first) first = option;
+      });
+      var current = ladder.options[ladder.selectedIndex];
+      if ((!current || current.disabled) && first) first.selected = true;
+    }
+    bot.addEventListener('change', narrow);
+    narrow();
   }
 
   // Typing the name of one's own bot ticks its ladders, unless the ladders
@@ -223,6 +266,7 @@
       if (!data.has('csrf')) data.append('csrf', csrf());
       show('verdict', true);
       show('verdict-reason', false);
+      show('verdict-ladders', false);
       show('verdict-stderr', false);
       show('verdict-next', false);
       show('step-check', false);
@@ -516,6 +560,8 @@
 
   function init() {
     Array.prototype.forEach.call(document.querySelectorAll('form[data-api]'), enhanceApiForm);
+    var challengeForm = document.getElementById('challenge-form');
+    if (challengeForm) narrowChallengeLadders(challengeForm);
     var upload = document.getElementById('upload-form');
     if (upload) enhanceUpload(upload);
     var live = document.getElementById('live');

@@ -278,7 +278,8 @@ export async function editProfile(page, request, bot, bio) {
   await page.getByLabel(/^Photo/).setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: photo });
   await page.getByLabel(/Automatic matching/).check();
   await page.getByRole('button', { name: 'Save the profile' }).click();
-  await page.waitForURL(`**/bots/${bot}`);
+  await page.waitForURL((url) => url.pathname === `/bots/${bot}` && url.searchParams.get('saved') === 'profile');
+  assert.match(await page.locator('#saved[role="status"]').innerText(), /^Saved: the profile/, 'the save is confirmed');
   assert.equal(await page.locator('#bot-bio').innerText(), bio, 'the bio shows as written, as text');
   assert.equal(await page.locator('#bot-bio *').count(), 0, 'markup in the bio is not markup');
   const src = await page.locator('#bot-photo').getAttribute('src');

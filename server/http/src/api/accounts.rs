@@ -9,6 +9,8 @@
 //! | `GET /api/me` | signed in | `user`, and `csrf` for sessions |
 //! | `POST /api/tokens` | signed in (+CSRF for sessions) | 201, `token` (shown once) |
 //! | `GET /api/users/{name}` | anyone | `user` with `created_ms` |
+//! | `PUT /api/me/password` `{current_password, new_password}` | signed in (+CSRF) | 200; every session and the API token revoked, a session caller gets a new session |
+//! | `DELETE /api/me` `{password, confirm}` | signed in (+CSRF) | 200; the account deleted (see `arbiter_ladder::accounts`), cookie cleared |
 //!
 //! CSRF protection is two locks: [`refuse_cross_site`] turns away unsafe
 //! requests a browser marks as coming from another site, and every
@@ -40,7 +42,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(sign_up))
         .routes(routes!(profile))
         .routes(routes!(sign_in, sign_out))
-        .routes(routes!(me))
+        .routes(routes!(me, delete_account))
+        .routes(routes!(change_password))
         .routes(routes!(issue_token))
 }
 
@@ -288,4 +291,130 @@ async fn issue_token(
 async fn profile(State(state): State<AppState>, Path(name): Path<String>) -> ApiResult<Json<ProfileBody>> {
     let user = accounts::profile(&state.core.db, &name).await?;
     Ok(Json(ProfileBody { ok: True, user }))
+}
+
+/// `PUT /api/me/password`: the current password and the new one (any
+/// other property is refused).
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordBody {
+    /// The password now.
+    #[schema(min_length = 1, max_length = 256)]
+    pub current_password: String,
+    /// The new password: 8 to 256 characters, not the current one.
+    #[schema(min_length = 8, max_length = 256)]
+    pub new_password: String,
+    /// The session's CSRF token (or `X-CSRF-Token`; not needed with an API
+    /// token).
+    #[serde(default)]
+    pub csrf: Option<String>,
+}
+
+/// A password changed: every other session and the API token no longer
+/// work.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PasswordChangedBody {
+    /// `true`.
+    pub ok: True,
+    /// The new session's CSRF token, when the change came from a session
+    /// (its cookie is set alongside); absent for an API token caller, whose
+    /// token is revoked with the change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub csrf: Option<String>,
+}
+
+/// `PUT /me/password`: changes the caller's password.
+#[utoipa::path(put, path = "/me/password", tag = "accounts",
+    summary = "Change your password: revokes every session and the API token (a session caller gets a new session); 403 for a wrong current password",
+    security(("bearer" = []), ("session" = [])),
+    request_body = PasswordBody,
+    responses(
+        (status = 200, description = "changed", body = PasswordChangedBody),
+        (status = 403, response = ErrorResponse),
+    ))]
+async fn change_password(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<PasswordBody>,
+) -> ApiResult<Response> {
+    caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
+    let change = accounts::PasswordChange {
+        current_password: body.current_password,
+        new_password: body.new_password,
+    };
+    let session = caller.is_session();
+    let signed_in = accounts::change_password(&state.core, caller.user_id, &change, session).await?;
+    Ok(match signed_in {
+        Some(signed_in) => (
+            SessionCookie::set(signed_in.secret, state.config.secure_cookies),
+            no_store(),
+            Json(PasswordChangedBody {
+                ok: True,
+                csrf: Some(signed_in.csrf),
+            }),
+        )
+            .into_response(),
+        None => (no_store(), Json(PasswordChangedBody { ok: True, csrf: None })).into_response(),
+    })
+}
+
+/// `DELETE /api/me`: the password and the user name typed again (any
+/// other property is refused).
+#[derive(serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteAccountBody {
+    /// The account's password.
+    #[schema(min_length = 1, max_length = 256)]
+    pub password: String,
+    /// The account's user name, typed to confirm (any letter case).
+    pub confirm: String,
+    /// The session's CSRF token (or `X-CSRF-Token`; not needed with an API
+    /// token).
+    #[serde(default)]
+    pub csrf: Option<String>,
+}
+
+/// What deleting the account did.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AccountDeletedBody {
+    /// `true`.
+    pub ok: True,
+    /// The account's bots, retired (their matches, replays and ratings
+    /// kept, shown as owned by "deleted user").
+    pub bots_retired: u64,
+    /// Games people played whose person now reads "deleted user".
+    pub people_games_anonymised: u64,
+}
+
+/// `DELETE /me`: deletes the caller's account.
+#[utoipa::path(delete, path = "/me", tag = "accounts",
+    summary = "Delete your account: sessions and tokens deleted, bots retired and kept as deleted user's (400 unless confirm is your name, 403 for a wrong password)",
+    security(("bearer" = []), ("session" = [])),
+    request_body = DeleteAccountBody,
+    responses(
+        (status = 200, description = "deleted; the cookie is cleared", body = AccountDeletedBody),
+        (status = 403, response = ErrorResponse),
+    ))]
+async fn delete_account(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<DeleteAccountBody>,
+) -> ApiResult<Response> {
+    caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
+    let deletion = accounts::Deletion {
+        password: body.password,
+        confirm: body.confirm,
+    };
+    let deleted = accounts::delete_account(&state.core, caller.user_id, &deletion).await?;
+    Ok((
+        SessionCookie::clear(state.config.secure_cookies),
+        Json(AccountDeletedBody {
+            ok: True,
+            bots_retired: deleted.bots_retired,
+            people_games_anonymised: deleted.people_games_anonymised,
+        }),
+    )
+        .into_response())
 }

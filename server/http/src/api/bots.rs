@@ -29,6 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list, upload))
         .routes(routes!(detail))
         .routes(routes!(retire))
+        .routes(routes!(unretire))
         .routes(routes!(update_profile))
         .merge(
             // A photo's body is read up to its limit and no further.
@@ -282,6 +283,45 @@ async fn retire(
     Ok(Json(Retired {
         ok: True,
         retired_versions: retired,
+    }))
+}
+
+/// `POST /api/bots/{name}/unretire`: what came back.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Unretired {
+    /// `true`.
+    pub ok: True,
+    /// The version active again (with its ratings), if one had passed its
+    /// check.
+    pub active_version: Option<i64>,
+    /// Versions retired while still checking, checking again.
+    pub checking_versions: u64,
+}
+
+/// `POST /api/bots/{name}/unretire`: the owner puts a retired bot back.
+#[utoipa::path(post, path = "/bots/{name}/unretire", tag = "bots",
+    summary = "Un-retire a bot of yours: its last checked version plays again (409 if it is not retired or has nothing to bring back)",
+    security(("bearer" = []), ("session" = [])),
+    params(("name" = String, Path, description = "bot name")),
+    request_body(content = Option<crate::api::CsrfBody>, description = "the session's CSRF token (optional; or `X-CSRF-Token`)"),
+    responses(
+        (status = 200, description = "back in matchmaking", body = Unretired),
+        (status = 403, response = ErrorResponse),
+        (status = 409, response = ErrorResponse),
+    ))]
+async fn unretire(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    caller: Caller,
+    headers: axum::http::HeaderMap,
+    OptionalJsonBody(body): OptionalJsonBody<crate::api::CsrfBody>,
+) -> ApiResult<Json<Unretired>> {
+    caller.check_csrf(sent_csrf(&headers, body.csrf.as_deref()))?;
+    let back = uploads::unretire(&state.core, caller.user_id, &name).await?;
+    Ok(Json(Unretired {
+        ok: True,
+        active_version: back.active,
+        checking_versions: back.checking,
     }))
 }
 

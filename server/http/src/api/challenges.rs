@@ -30,8 +30,9 @@ struct Challenge {
     bot: String,
     /// The bot challenged.
     opponent: String,
-    /// The ladder, e.g. `othello:std`.
-    #[schema(value_type = crate::api::ladders::LadderName)]
+    /// The ladder, e.g. `othello:std`, or a remote ladder
+    /// (`remote:othello:std`) for remote and agent bots.
+    #[schema(value_type = crate::api::ladders::AnyLadderName)]
     ladder: String,
     /// `ladder` (default) or one of the ladder's challenge_time_controls,
     /// MOVE_MS/BANK_MS, e.g. 10000/60000.

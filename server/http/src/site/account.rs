@@ -1,5 +1,5 @@
-//! Pages with forms: sign-up, sign-in, account (API token, sign-out),
-//! upload and challenge. Each form posts to the site itself ([`super::forms`])
+//! Pages with forms: sign-up, sign-in, account (API token, password,
+//! deletion, sign-out), upload and challenge. Each form posts to the site itself ([`super::forms`])
 //! and works without JavaScript; `site.js`, when it runs, sends it to the
 //! JSON API instead and stays on the page.
 
@@ -8,7 +8,7 @@ use super::{Nav, SiteResult, Viewer, render};
 use crate::server::AppState;
 use arbiter_ladder::auth;
 use arbiter_ladder::bots;
-use arbiter_ladder::challenges::ChallengeRequest;
+use arbiter_ladder::challenges::{self, ChallengeRequest};
 use arbiter_ladder::ladders;
 use arbiter_ladder::model::UserId;
 use askama::Template;
@@ -129,9 +129,68 @@ struct AccountPage {
     bots: Vec<MyBot>,
     /// A token just issued (shown once).
     token: Option<String>,
+    /// This site's address, for the examples.
+    site_url: String,
+    /// Why the last password change was refused.
+    password_error: Option<String>,
+    /// Why the last deletion was refused.
+    delete_error: Option<String>,
 }
 
-/// `GET /account`. Right after `POST /account/token` it shows the new
+/// Which of the account page's forms a refusal belongs to.
+pub(super) enum AccountForm {
+    /// `POST /account/password`.
+    Password,
+    /// `POST /account/delete`.
+    Delete,
+}
+
+/// The confirmation a page shows after `?saved=KEY` (a POST that
+/// redirected there after it succeeded), or `None` for another key: only
+/// these fixed texts are ever shown.
+pub(super) fn saved_message(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "profile" => "Saved: the profile is updated.",
+        "password" => {
+            "Saved: your password is changed. Every other session is signed out and your API token is revoked \
+             (issue a new one below)."
+        }
+        "retired" => "Saved: the bot is retired. It plays no more matches; its versions, ratings and matches stay.",
+        "unretired" => "Saved: the bot is back in matchmaking with its last checked version.",
+        "deleted" => {
+            "Your account is deleted. Its bots are retired and kept as \"deleted user\"'s, so their matches and \
+             replays stay."
+        }
+        _ => return None,
+    })
+}
+
+/// The `saved` key of a path's query (`/account?saved=password`).
+pub(super) fn saved_key(path: &str) -> Option<&str> {
+    let query = path.split_once('?')?.1;
+    query.split('&').find_map(|pair| pair.strip_prefix("saved="))
+}
+
+/// This site's address as the browser reached it (`https://` when the
+/// site sets secure cookies), for copy-and-paste examples; the listening
+/// address when the request named no usable host.
+pub(super) fn site_url(state: &AppState, headers: &HeaderMap) -> String {
+    let scheme = if state.config.secure_cookies { "https" } else { "http" };
+    let host = headers
+        .get(axum::http::header::HOST)
+        .and_then(|value| value.to_str().ok())
+        .filter(|host| {
+            !host.is_empty()
+                && host.len() <= 255
+                && host
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'))
+        })
+        .map_or_else(|| state.config.listen.to_string(), str::to_owned);
+    format!("{scheme}://{host}")
+}
+
+/// `GET /account` (`?saved=password` after a password change). Right after `POST /account/token` it shows the new
 /// token (handed over in a short-lived cookie, checked to be the viewer's)
 /// once: the answer clears the cookie and is not stored by the browser.
 pub async fn account(State(state): State<AppState>, viewer: Viewer, headers: HeaderMap) -> SiteResult {
@@ -140,7 +199,7 @@ pub async fn account(State(state): State<AppState>, viewer: Viewer, headers: Hea
         .map(|cookie| cookie.value().to_owned())
         .filter(|value| !value.is_empty());
     let Some(handed_over) = handed_over else {
-        return account_page(&state, &viewer, None).await;
+        return account_page(&state, &viewer, &headers, None, None).await;
     };
     let mine = match &viewer.caller {
         Some(caller) => auth::caller_by_token(&state.core.db, &handed_over)
@@ -148,7 +207,7 @@ pub async fn account(State(state): State<AppState>, viewer: Viewer, headers: Hea
             .is_ok_and(|owner| owner.user_id == caller.user_id),
         None => false,
     };
-    let mut page = account_page(&state, &viewer, mine.then_some(handed_over)).await?;
+    let mut page = account_page(&state, &viewer, &headers, mine.then_some(handed_over), None).await?;
     let answer = page.headers_mut();
     answer.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
     if let Some(clear) = super::forms::new_token_cookie("", 0, state.config.secure_cookies) {
@@ -157,8 +216,15 @@ pub async fn account(State(state): State<AppState>, viewer: Viewer, headers: Hea
     Ok(page)
 }
 
-/// The account page, showing `token` when one was just issued.
-async fn account_page(state: &AppState, viewer: &Viewer, token: Option<String>) -> SiteResult {
+/// The account page, showing `token` when one was just issued, and
+/// `refused`'s message on its form.
+pub(super) async fn account_page(
+    state: &AppState,
+    viewer: &Viewer,
+    headers: &HeaderMap,
+    token: Option<String>,
+    refused: Option<(AccountForm, String)>,
+) -> SiteResult {
     let Some(caller) = viewer.caller.clone() else {
         return sign_in_first(viewer);
     };
@@ -179,6 +245,15 @@ async fn account_page(state: &AppState, viewer: &Viewer, token: Option<String>) 
         since: When::at(created),
         bots,
         token,
+        site_url: site_url(state, headers),
+        password_error: match &refused {
+            Some((AccountForm::Password, message)) => Some(message.clone()),
+            _ => None,
+        },
+        delete_error: match refused {
+            Some((AccountForm::Delete, message)) => Some(message),
+            _ => None,
+        },
     }))
 }
 
@@ -337,7 +412,9 @@ pub(super) async fn remote_upload_page(
 struct ChallengePage {
     nav: Nav,
     title: String,
-    my_bots: Vec<String>,
+    /// The viewer's bots that can play, each with the ladders it plays
+    /// (space-separated, for `site.js` to narrow the ladder list).
+    my_bots: Vec<(String, String)>,
     /// The bot chosen before (the form shown again).
     bot: String,
     opponents: Vec<String>,
@@ -407,20 +484,30 @@ pub(super) async fn challenge_page(
     let Some(caller) = viewer.caller.clone() else {
         return sign_in_first(viewer);
     };
-    let my_bots: Vec<String> = bots::owned_by(&state.core.db, UserId(caller.user_id))
-        .await?
+    let challengers = challenges::challengers(&state.core, caller.user_id).await?;
+    // Every ladder one of the bots plays, fuel-clock ones first; the form
+    // picks the chosen bot's (site.js narrows the list to them).
+    let wanted = arbiter_ladder::ladders::canonical(&request.ladder).unwrap_or_default();
+    let ladders = arbiter_ladder::ladders::all_names()
         .into_iter()
-        .filter(|bot| bot.plays())
-        .map(|bot| bot.name)
+        .filter(|ladder| challengers.iter().any(|bot| bot.ladders.contains(ladder)))
+        .map(|name| LadderOption {
+            title: view::ladder_title(&name),
+            selected: name == wanted,
+            name,
+        })
         .collect();
     Ok(render(&ChallengePage {
         nav: viewer.nav("challenge"),
         title: "Challenge a bot".into(),
-        my_bots,
+        my_bots: challengers
+            .into_iter()
+            .map(|bot| (bot.name, bot.ladders.join(" ")))
+            .collect(),
         bot: request.bot.clone(),
         opponents: bots::active_names(&state.core.db).await?,
         opponent: request.opponent.clone(),
-        ladders: ladder_options(&[request.ladder.as_str()]),
+        ladders,
         time: request.time.clone().unwrap_or_else(|| "ladder".into()),
         times: longer_time_controls(),
         error,

@@ -8,9 +8,16 @@
 //! | sign up, sign in | `POST /signup`, `POST /signin` | the `next` page, signed in |
 //! | sign out | `POST /signout` | `/` |
 //! | new API token | `POST /account/token` | `/account`, showing it once |
+//! | change password | `POST /account/password` | `/account?saved=password`, with a new session |
+//! | delete account | `POST /account/delete` | `/?saved=deleted`, signed out |
+//! | retire, un-retire a bot | `POST /bots/{name}/retire`, `/unretire` | the bot's page, `?saved=retired` / `unretired` |
+//! | bot profile | `POST /bots/{name}/profile` | the bot's page, `?saved=profile` |
 //! | upload | `POST /upload` (multipart) | the bot's page, version `checking` |
 //! | challenge | `POST /challenge` | the match's page |
 //! | tournament | `POST /tournaments` | the tournament's page |
+//!
+//! A page reached with `?saved=KEY` shows a fixed confirmation at its top
+//! (`role=status`), so every save is confirmed without JavaScript.
 //!
 //! A refused upload or challenge shows its form again (same URL, the
 //! error's status) with the message and what was sent, rather than a bare
@@ -22,7 +29,7 @@
 //! `SameSite=Strict` cookie (a double-submit token). On top of both, the
 //! application refuses unsafe requests a browser marks as cross-site.
 
-use super::account::{challenge_page, sign_in_first, sign_page, upload_page};
+use super::account::{AccountForm, account_page, challenge_page, sign_in_first, sign_page, upload_page};
 use super::bots::{ProfileDraft, bot_page};
 use super::{SiteError, SiteResult, Viewer};
 use crate::error::ApiError;
@@ -455,7 +462,12 @@ pub async fn challenge(
 ) -> FormResult {
     let back = "/challenge";
     let caller = session_caller(&viewer, form.csrf.as_deref(), back)?;
-    match challenges::create(&state.core, caller.user_id, &form.request).await {
+    let created = match not_played(&state, caller.user_id, &form.request).await {
+        Ok(None) => challenges::create(&state.core, caller.user_id, &form.request).await,
+        Ok(Some(refusal)) => Err(refusal),
+        Err(error) => Err(error),
+    };
+    match created {
         Ok(id) => Ok(see_other(&format!("/matches/{id}"))),
         Err(error) => {
             let error = SiteError::from(error);
@@ -467,6 +479,31 @@ pub async fn challenge(
             Ok(page)
         }
     }
+}
+
+/// The refusal of a challenge whose ladder the caller's bot does not play
+/// (the form lists each bot's ladders, and `site.js` narrows the list to
+/// the chosen bot's; without JavaScript any may be sent): 400 naming the
+/// bot, the ladder and the ladders it does play.
+async fn not_played(state: &AppState, user_id: i64, request: &ChallengeRequest) -> Result<Option<Error>, Error> {
+    let Ok(ladder) = arbiter_ladder::ladders::canonical(&request.ladder) else {
+        return Ok(None);
+    };
+    let challengers = challenges::challengers(&state.core, user_id).await?;
+    let Some(bot) = challengers
+        .iter()
+        .find(|bot| bot.name.eq_ignore_ascii_case(&request.bot))
+    else {
+        return Ok(None);
+    };
+    if bot.ladders.contains(&ladder) {
+        return Ok(None);
+    }
+    Ok(Some(Error::Invalid(format!(
+        "{} does not play {ladder}: choose one of its ladders ({})",
+        bot.name,
+        bot.ladders.join(", ")
+    ))))
 }
 
 /// The tournament form: `bots` is one field of names separated by commas
@@ -582,7 +619,7 @@ pub async fn profile(
         None => save_profile(&state, caller.user_id, &name, &draft, photo).await,
     };
     match saved {
-        Ok(bot) => Ok(see_other(&format!("/bots/{}", bot.name))),
+        Ok(bot) => Ok(see_other(&format!("/bots/{}?saved=profile", bot.name))),
         // Refusals of what was sent: the form again, as it was sent.
         Err(error @ (Error::Invalid(_) | Error::TooLarge(_) | Error::Conflict(_) | Error::Busy { .. })) => {
             let retry_after = match &error {
@@ -672,6 +709,8 @@ struct BotTokenPage {
     title: String,
     name: String,
     token: String,
+    /// This site's address, for the connector's `--api`.
+    site_url: String,
 }
 
 /// `POST /bots/{name}/token`: issues a bot token for the caller's agent bot
@@ -681,6 +720,7 @@ pub async fn issue_bot_token(
     State(state): State<AppState>,
     Path(name): Path<String>,
     viewer: Viewer,
+    headers: HeaderMap,
     FormBody(form): FormBody<CsrfForm>,
 ) -> FormResult {
     let back = format!("/bots/{name}");
@@ -696,6 +736,138 @@ pub async fn issue_bot_token(
         title: format!("Bot token of {name}"),
         name,
         token,
+        site_url: super::account::site_url(&state, &headers),
     });
     Ok((no_store(), page).into_response())
+}
+
+/// The password form.
+#[derive(Deserialize)]
+pub struct PasswordForm {
+    current_password: String,
+    new_password: String,
+    #[serde(default)]
+    csrf: Option<String>,
+}
+
+/// `POST /account/password`: changes the password (every session and the
+/// API token revoked), then 303 to `/account?saved=password` with a new
+/// session cookie. A refusal (a wrong current password, a new one that is
+/// too short or the same) shows the account page again with the message
+/// on the form and the refusal's status.
+pub async fn change_password(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    headers: HeaderMap,
+    FormBody(form): FormBody<PasswordForm>,
+) -> FormResult {
+    let back = "/account";
+    let caller = session_caller(&viewer, form.csrf.as_deref(), back)?;
+    let change = accounts::PasswordChange {
+        current_password: form.current_password,
+        new_password: form.new_password,
+    };
+    match accounts::change_password(&state.core, caller.user_id, &change, true).await {
+        Ok(Some(signed_in)) => {
+            let cookie = SessionCookie::set(signed_in.secret, state.config.secure_cookies);
+            Ok((cookie, no_store(), see_other("/account?saved=password")).into_response())
+        }
+        Ok(None) => Ok(see_other("/signin?next=/account")),
+        Err(error) => account_again(&state, &viewer, &headers, AccountForm::Password, error).await,
+    }
+}
+
+/// The account page again with `error` on `which` form, and its status
+/// (with `Retry-After` for a rate limit); a server error is an error page.
+async fn account_again(
+    state: &AppState,
+    viewer: &Viewer,
+    headers: &HeaderMap,
+    which: AccountForm,
+    error: Error,
+) -> FormResult {
+    let retry_after = match &error {
+        Error::RateLimited { retry_after_s, .. } => Some(*retry_after_s),
+        _ => None,
+    };
+    let error = SiteError::from(ApiError(error));
+    if error.status().is_server_error() {
+        return Err(error.back_to("/account").into());
+    }
+    let refused = Some((which, error.message().to_owned()));
+    let mut page = account_page(state, viewer, headers, None, refused).await?;
+    *page.status_mut() = error.status();
+    if let Some(seconds) = retry_after {
+        page.headers_mut().insert(RETRY_AFTER, seconds.into());
+    }
+    Ok(page)
+}
+
+/// The account deletion form.
+#[derive(Deserialize)]
+pub struct DeleteForm {
+    password: String,
+    confirm: String,
+    #[serde(default)]
+    csrf: Option<String>,
+}
+
+/// `POST /account/delete`: deletes the account (see
+/// `arbiter_ladder::accounts`), then 303 to `/?saved=deleted`, signed out.
+/// A refusal (the name not typed, a wrong password) shows the account page
+/// again with the message on the form.
+pub async fn delete_account(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    headers: HeaderMap,
+    FormBody(form): FormBody<DeleteForm>,
+) -> FormResult {
+    let caller = session_caller(&viewer, form.csrf.as_deref(), "/account")?;
+    let deletion = accounts::Deletion {
+        password: form.password,
+        confirm: form.confirm,
+    };
+    match accounts::delete_account(&state.core, caller.user_id, &deletion).await {
+        Ok(_) => Ok((
+            SessionCookie::clear(state.config.secure_cookies),
+            no_store(),
+            see_other("/?saved=deleted"),
+        )
+            .into_response()),
+        Err(error) => account_again(&state, &viewer, &headers, AccountForm::Delete, error).await,
+    }
+}
+
+/// `POST /bots/{name}/retire`: the owner retires the bot (as
+/// `POST /api/bots/{name}/retire`), then 303 to its page, `?saved=retired`.
+pub async fn retire(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    viewer: Viewer,
+    FormBody(form): FormBody<CsrfForm>,
+) -> FormResult {
+    let back = format!("/bots/{name}");
+    let caller = session_caller(&viewer, form.csrf.as_deref(), &back)?;
+    uploads::retire(&state.core, caller.user_id, &name)
+        .await
+        .map_err(|error| SiteError::from(error).back_to(&back))?;
+    Ok(see_other(&format!("/bots/{name}?saved=retired")))
+}
+
+/// `POST /bots/{name}/unretire`: the owner brings a retired bot back (as
+/// `POST /api/bots/{name}/unretire`), then 303 to its page,
+/// `?saved=unretired`; a refusal (nothing to bring back) is an error page
+/// leading back to the bot.
+pub async fn unretire(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    viewer: Viewer,
+    FormBody(form): FormBody<CsrfForm>,
+) -> FormResult {
+    let back = format!("/bots/{name}");
+    let caller = session_caller(&viewer, form.csrf.as_deref(), &back)?;
+    uploads::unretire(&state.core, caller.user_id, &name)
+        .await
+        .map_err(|error| SiteError::from(error).back_to(&back))?;
+    Ok(see_other(&format!("/bots/{name}?saved=unretired")))
 }

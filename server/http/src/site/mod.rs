@@ -17,7 +17,7 @@
 //! | `/bots/{name}/logs` | the bot's stderr in its matches, a page at a time, for its owner |
 //! | `/matches/{id}` | result, games, fuel per move, replay viewer, downloads, owner logs; live while running |
 //! | `/upload` | upload form, then the check's progress and verdict |
-//! | `/account` | the user's bots, API token (shown once), sign out |
+//! | `/account` | the user's bots, API token (shown once), password, deletion, sign out |
 //! | `/signup`, `/signin` | forms |
 //! | `/challenge` | challenge form |
 //! | `/tournaments`, `/tournaments/{id}` | list and creation, crosstable |
@@ -110,6 +110,10 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
         .route("/upload/agent", get(account::upload_agent))
         .route("/account", get(account::account))
         .route("/account/token", post(forms::issue_token))
+        .route("/account/password", post(forms::change_password))
+        .route("/account/delete", post(forms::delete_account))
+        .route("/bots/{name}/retire", post(forms::retire))
+        .route("/bots/{name}/unretire", post(forms::unretire))
         .route("/signup", get(account::signup).post(forms::sign_up))
         .route("/signin", get(account::signin).post(forms::sign_in))
         .route("/signout", post(forms::sign_out))
@@ -254,6 +258,7 @@ impl Viewer {
             csrf,
             section,
             next: self.path.clone(),
+            saved: account::saved_key(&self.path).and_then(account::saved_message),
         }
     }
 }
@@ -269,6 +274,9 @@ pub struct Nav {
     pub section: &'static str,
     /// The current path, where sign-in returns to.
     pub next: String,
+    /// The confirmation of a form just saved (`?saved=KEY`), shown at the
+    /// top of the page and announced (`role=status`).
+    pub saved: Option<&'static str>,
 }
 
 impl Nav {
