@@ -43,9 +43,9 @@ const SETUP_FILES: &[(&str, &str)] = &[
 ];
 
 /// Workspace crates a kit's bot folder carries, by kit: (kit, folders of
-/// the workspace), each written as `arbiter/FOLDER/` (dependencies first
-/// is not needed: path dependencies between them keep the workspace's
-/// layout, `../games` from `sdk`).
+/// the workspace), each written as `arbiter/FOLDER/`, so the path
+/// dependencies between them keep the workspace's layout (`../games` from
+/// `sdk`).
 const VENDORED: &[(&str, &[&str])] = &[("rust", &["games", "sdk"])];
 
 /// The crate a vendoring kit's bot depends on: the root of its
