@@ -2,6 +2,7 @@
 //! and router) in this program and sends it requests with tower's `oneshot`.
 //! One test program, so one link.
 
+mod account_api;
 mod api_precision;
 mod crowds;
 mod finding;
