@@ -146,6 +146,10 @@ test('a game started in one browser is resumed and resigned from another browser
     const legal = second.locator('#play-board button.legal');
     assert.ok(await legal.count() > 0, 'the second browser gets the legal squares');
     assert.equal(await second.getByRole('button', { name: 'Resign' }).count(), 1, 'and the Resign button');
+    // Tic-tac-toe's squares are named in words, with no 0–2 headers.
+    assert.equal(await second.locator('#play-board th').count(), 0, 'no row or column headers');
+    const names = await second.locator('#play-board td.sq > *').evaluateAll((cells) => cells.map((c) => c.getAttribute('aria-label').split(',')[0]));
+    assert.deepEqual(names, ['top left', 'top middle', 'top right', 'middle left', 'centre', 'middle right', 'bottom left', 'bottom middle', 'bottom right']);
     const square = await legal.first().getAttribute('value');
     await legal.first().click();
     await until('the second browser\'s move to be played', async () => (await state(first.request, id)).moves[0] === square, { timeout: 15_000, every: 50 });
@@ -156,6 +160,12 @@ test('a game started in one browser is resumed and resigned from another browser
     const seen = (await watcher.locator('#play-status').innerText()).trim();
     assert.doesNotMatch(seen, /Your move/, seen);
     assert.match(seen, new RegExp(`${user}'s move \\(X\\)\\.`), seen);
+    // The same without JavaScript: the page as the server renders it.
+    const plain = await (await newBrowser({ javaScript: false })).newPage();
+    await plain.goto(`/play/${id}`);
+    const said = (await plain.locator('#play-status').innerText()).trim();
+    assert.match(said, new RegExp(`^tictactoe-random played (?:centre|(?:top|middle|bottom) (?:left|middle|right))\\. ${user}'s move \\(X\\)\\.`), said);
+    assert.equal(await plain.locator('#play-board button').count(), 0);
     assert.equal(await watcher.locator('#play-board button').count(), 0, 'no squares and no Resign for a watcher');
     assert.equal((await state(watcher.request, id)).mine, false);
     // Nor can the watcher move by posting the form.
@@ -383,7 +393,7 @@ test('the play page: board first, big squares, standard Othello by default, dots
   }
 });
 
-test('without JavaScript a watcher is told whose move it is, and "My games" works', async () => {
+test('without JavaScript "My games" lists the account\'s games and the bots to play', async () => {
   const plain = await newBrowser({ javaScript: false });
   const page = await plain.newPage();
   await signIn(page, user);
