@@ -318,8 +318,9 @@ pub struct Deleted {
 }
 
 /// Deletes `user_id`'s account as the module's doc says, in one
-/// transaction. 400 unless `deletion.confirm` is the account's name, 403
-/// for a wrong password (429 past [`PASSWORD_CHECKS_PER_USER_PER_MINUTE`]),
+/// transaction. 403 for a wrong password (429 past
+/// [`PASSWORD_CHECKS_PER_USER_PER_MINUTE`]), then 400 unless
+/// `deletion.confirm` is the account's name,
 /// 404 for an account already deleted. Nothing is changed on a refusal.
 pub async fn delete_account(core: &Core, user_id: i64, deletion: &Deletion) -> Result<Deleted> {
     let name: Option<String> = sqlx::query_scalar("SELECT name FROM users WHERE id = $1 AND deleted_ms IS NULL")
@@ -327,12 +328,13 @@ pub async fn delete_account(core: &Core, user_id: i64, deletion: &Deletion) -> R
         .fetch_optional(&core.db.pool)
         .await?;
     let name = name.ok_or_else(|| Error::not_found("user"))?;
+    // The password first: only its holder learns what else is wrong.
+    check_own_password(core, user_id, &deletion.password, "the password").await?;
     if !deletion.confirm.trim().eq_ignore_ascii_case(&name) {
         return Err(Error::Invalid(format!(
             "to confirm, type your user name ({name}) in the confirmation field"
         )));
     }
-    check_own_password(core, user_id, &deletion.password, "the password").await?;
     let mut tx = core.db.begin_write().await?;
     let owned = "(SELECT id FROM bots WHERE owner_id = $1)";
     sqlx::query(sqlx::AssertSqlSafe(format!(
