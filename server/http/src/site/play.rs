@@ -683,6 +683,31 @@ struct BotLine {
     games: String,
 }
 
+/// The games a bot plays, in short: `Tic-tac-toe`, `Othello, 5 modes`.
+fn games_in_short(variants: &[String]) -> String {
+    let mut games: Vec<(String, usize)> = Vec::new();
+    for variant in variants {
+        let title = variant
+            .parse::<Variant>()
+            .map_or_else(|_| variant.clone(), |v| v.title().to_owned());
+        match games.iter_mut().find(|(t, _)| *t == title) {
+            Some((_, modes)) => *modes += 1,
+            None => games.push((title, 1)),
+        }
+    }
+    games
+        .into_iter()
+        .map(|(title, modes)| {
+            if modes > 1 {
+                format!("{title}, {modes} modes")
+            } else {
+                title
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// The games of a signed-in person that `/games` lists.
 const GAMES_LISTED: i64 = 100;
 
@@ -720,12 +745,7 @@ pub async fn games(State(state): State<AppState>, viewer: Viewer) -> Result<Resp
         .await?
         .into_iter()
         .map(|bot| BotLine {
-            games: bot
-                .variants
-                .iter()
-                .map(|v| super::view::ladder_title(v))
-                .collect::<Vec<_>>()
-                .join(", "),
+            games: games_in_short(&bot.variants),
             bot: bot.bot,
         })
         .collect();
@@ -814,6 +834,14 @@ mod tests {
         won.reason = Some("line".to_owned());
         assert_eq!(status_line(&won, true), "You won (three in a row).");
         assert_eq!(status_line(&won, false), "Ann won (three in a row).");
+    }
+
+    #[test]
+    fn a_bots_games_in_short() {
+        let othello: Vec<String> = ["othello:anti", "othello:std"].map(str::to_owned).to_vec();
+        assert_eq!(games_in_short(&othello), "Othello, 2 modes");
+        let both: Vec<String> = ["othello:std", "tictactoe:standard"].map(str::to_owned).to_vec();
+        assert_eq!(games_in_short(&both), "Othello; Tic-tac-toe");
     }
 
     #[test]
