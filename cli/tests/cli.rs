@@ -466,10 +466,23 @@ fn simulate_prints_a_table_and_draws_svg() {
         "2",
         "--out",
         out.to_str().expect("utf-8 path"),
+        "--per-seed",
+        dir.path().join("seeds.csv").to_str().expect("utf-8 path"),
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
+    // One row per seed and matchmaker, after the header.
+    let csv = std::fs::read_to_string(dir.path().join("seeds.csv")).expect("the per-seed CSV");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("seed,matchmaker,matches,"), "{csv}");
+    assert_eq!(lines.len(), 1 + 2 * 4, "{csv}");
+    assert!(lines[1].starts_with("1000,round-robin,") && lines[2].starts_with("1001,round-robin,"), "{csv}");
+    let columns = lines[0].split(',').count();
+    assert!(lines.iter().all(|l| l.split(',').count() == columns), "{csv}");
     for row in [
+        "fit cover",
+        "de-str. scale",
+        "Wilcoxon p = ",
         "round-robin",
         "halite",
         "information",

@@ -2,7 +2,7 @@
 //! order of a simulated pool, against two baseline matchmakers.
 
 use arbiter_ladder::ratings::RatingSystem;
-use arbiter_ladder::simulate::{self, Matchmaker, Point, Report, Settings, Summary, TAU_TARGETS};
+use arbiter_sim::{self as simulate, Matchmaker, Point, Report, Settings, Summary, TAU_TARGETS};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -12,16 +12,22 @@ use std::path::{Path, PathBuf};
 /// end (and when it first got there), until a newcomer's rating is within
 /// ±50 of its strength (first, and for good), the rating scale (slope
 /// against the truth) and error after removing it for Glicko-2 and for the
-/// whole-log fit, and fairness; then every two matchmakers compared seed
-/// by seed with a sign test. Writes τ and error against matches as SVG
-/// with `--out`.
+/// whole-log fit, the fit's coverage (the share of bots whose 95% interval
+/// contains their true strength) and its adjacent claims ("A above B" at
+/// 95% or more: how many, how many true), the fit de-stretched by a
+/// parametric bootstrap under the same matchmaker (`--bootstrap`), and
+/// fairness; then every two matchmakers compared seed by seed with a sign
+/// test and a Wilcoxon signed-rank test. Writes τ and error against
+/// matches as SVG with `--out`, one CSV row per seed and matchmaker with
+/// `--per-seed`.
 #[derive(clap::Args)]
 #[command(after_help = concat!(
     "Examples:\n",
     "  arbiter simulate                                   # 20 bots, 5 runs, all four matchmakers\n",
     "  arbiter simulate --bots 200 --runs 30 --concurrency 16   # the docs' table, one row\n",
     "  arbiter simulate --bots 200 --runs 3 --out plots   # and tau.svg, error.svg in plots/\n",
-    "  arbiter simulate --nontransitive 50 --first-move 30 --matchmaker ours",
+    "  arbiter simulate --nontransitive 50 --first-move 30 --matchmaker ours\n",
+    "  arbiter simulate --bots 200 --runs 30 --matchmaker ours --per-seed ours.csv",
 ))]
 pub struct Args {
     /// Bots in the pool at the start.
@@ -72,6 +78,13 @@ pub struct Args {
     /// Folder for tau.svg and error.svg.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Writes one CSV row per seed and matchmaker to this file.
+    #[arg(long, value_name = "FILE")]
+    per_seed: Option<PathBuf>,
+    /// Bootstrap replicates per run for the de-stretched fit (the run's
+    /// design played again with the fitted strengths as the truth; 0: none).
+    #[arg(long, default_value_t = 2)]
+    bootstrap: u64,
 }
 
 /// The first seed kept for reporting: tuning uses seeds below it.
@@ -109,6 +122,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rating: args.rating,
         strengths: Vec::new(),
         explore: args.explore,
+        later: Vec::new(),
+        replicate: 0,
+        bootstrap: args.bootstrap,
     };
     println!(
         "{} bots (+{} arriving, {} replaced), {} matches per run, {} runs, spread {} Elo, draw rate {}, non-transitivity {}, first move +{}",
@@ -155,6 +171,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     print_table(&results);
     print_paired(&matchmakers, &all_reports);
+    if let Some(path) = &args.per_seed {
+        write_per_seed(path, &all_reports)?;
+        println!("per seed: {}", path.display());
+    }
     if let Some(out) = &args.out {
         std::fs::create_dir_all(out)?;
         plot(
@@ -187,6 +207,67 @@ fn mean_series(reports: &[Report]) -> Vec<Point> {
             }
         })
         .collect()
+}
+
+/// The CSV columns of `--per-seed`.
+const PER_SEED_HEADER: &str = "seed,matchmaker,matches,tau85_held,tau90_held,tau85_first,tau90_first,final_tau,fit_tau,\
+glicko_scale,glicko_rms,fit_scale,fit_rms,replayed_scale,stretch,widening,destretched_scale,destretched_rms,\
+bots,covered,covered_destretched,covered_conditional,adjacent,claims,claims_right,placed_median,fewest,most,rematch_rate";
+
+/// Writes one row per seed and matchmaker (an empty cell: never, or not
+/// measured).
+fn write_per_seed(path: &Path, reports: &[Vec<Report>]) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
+    let mut csv = String::from(PER_SEED_HEADER);
+    csv.push('\n');
+    let cell = |m: Option<usize>| m.map_or(String::new(), |m| m.to_string());
+    for r in reports.iter().flatten() {
+        let placed = {
+            let mut p: Vec<u32> = r.placements.iter().flatten().copied().collect();
+            p.sort_unstable();
+            if r.placements.is_empty() || p.len() * 2 <= r.placements.len() {
+                String::new()
+            } else {
+                p[(r.placements.len() - 1) / 2].to_string()
+            }
+        };
+        let d = r.destretched;
+        let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.4}"));
+        writeln!(
+            csv,
+            "{},{},{},{},{},{},{},{:.4},{:.4},{:.4},{:.2},{:.4},{:.2},{:.4},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4}",
+            r.seed,
+            r.matchmaker,
+            r.matches,
+            cell(r.tau_sustained[0]),
+            cell(r.tau_sustained[1]),
+            cell(r.tau_first[0]),
+            cell(r.tau_first[1]),
+            r.series.last().map_or(0.0, |p| p.tau),
+            r.fit_tau,
+            r.glicko.scale,
+            r.glicko.rms,
+            r.fitted.scale,
+            r.fitted.rms,
+            r.replayed.scale,
+            opt(d.map(|d| d.stretch)),
+            opt(d.map(|d| d.widening)),
+            opt(d.map(|d| d.fidelity.scale)),
+            opt(d.map(|d| d.fidelity.rms)),
+            r.coverage.bots,
+            r.coverage.covered,
+            d.map_or(String::new(), |d| d.coverage.covered.to_string()),
+            r.coverage.covered_conditional,
+            r.coverage.adjacent,
+            r.coverage.claims,
+            r.coverage.claims_right,
+            placed,
+            r.games.0,
+            r.games.1,
+            r.rematch_rate
+        )?;
+    }
+    std::fs::write(path, csv).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
 }
 
 fn print_table(results: &[(Summary, Vec<Point>)]) {
@@ -235,6 +316,35 @@ fn print_table(results: &[(Summary, Vec<Point>)]) {
         );
     }
     println!(
+        "{:<12} {:>9} {:>11} {:>13} {:>15} {:>17} {:>8}",
+        "", "fit cover", "(cond.)", "claims right", "de-str. scale", "de-str. cover", "fit τ"
+    );
+    for (s, _) in results {
+        let c = s.coverage;
+        let percent = |x: usize, of: usize| format!("{:.1}%", 100.0 * x as f64 / of.max(1) as f64);
+        let (scale, cover) = s.destretched.map_or(("-".to_owned(), "-".to_owned()), |d| {
+            (
+                format!("{:.3} (÷{:.3})", d.fidelity.scale, d.stretch),
+                format!("{} (×{:.2})", percent(d.coverage.covered, d.coverage.bots), d.widening),
+            )
+        });
+        println!(
+            "{:<12} {:>9} {:>11} {:>13} {:>15} {:>17} {:>8.3}",
+            s.matchmaker.to_string(),
+            percent(c.covered, c.bots),
+            percent(c.covered_conditional, c.bots),
+            format!("{}/{} of {}", c.claims_right, c.claims, c.adjacent),
+            scale,
+            cover,
+            s.fit_tau
+        );
+    }
+    println!(
+        "(fit cover: share of bots whose 95% interval (full covariance) contains the true strength, over runs; cond.: the conditional interval's; \
+         claims right: adjacent pairs where the fit says \"upper above lower\" with 95% or more, true of claimed, of adjacent pairs; \
+         de-str.: the fit with the stretch measured by the bootstrap divided out (scale, and the stretch), and its intervals' coverage (intervals widened by the bootstrap's factor); fit τ: Kendall τ of the fit at the end)"
+    );
+    println!(
         "(held: median matches until τ reached the threshold and stayed there to the end, runs that got there; 1st: median first time; \
          placed: a newcomer's median own matches until first within ±50 / within ±50 for 10 matches in a row, newcomers placed; \
          scale: slope of rating against true strength (1 is right), RMS after removing mean and scale, at the end; \
@@ -250,7 +360,9 @@ fn print_paired(matchmakers: &[Matchmaker], reports: &[Vec<Report>]) {
     if reports.first().is_none_or(|r| r.len() < 2) || matchmakers.len() < 2 {
         return;
     }
-    println!("paired by seed (sign test, two-sided; ratio: total matches over the seeds both reached):");
+    println!(
+        "paired by seed (sign test and Wilcoxon signed-rank test, two-sided; ratio: total matches over the seeds both reached):"
+    );
     for i in 0..matchmakers.len() {
         for j in i + 1..matchmakers.len() {
             for (k, target) in TAU_TARGETS.iter().enumerate() {
@@ -260,8 +372,13 @@ fn print_paired(matchmakers: &[Matchmaker], reports: &[Vec<Report>]) {
                 } else {
                     format!("{:.3}", paired.p)
                 };
+                let w = if paired.wilcoxon < 0.001 {
+                    format!("{:.1e}", paired.wilcoxon)
+                } else {
+                    format!("{:.3}", paired.wilcoxon)
+                };
                 println!(
-                    "  τ≥{target:<4} {:>12} vs {:<12} faster on {:>3}, slower on {:>3}, tied {:>3}: p = {p}; ratio {}",
+                    "  τ≥{target:<4} {:>12} vs {:<12} faster on {:>3}, slower on {:>3}, tied {:>3}: sign p = {p}, Wilcoxon p = {w}; ratio {}",
                     matchmakers[j].to_string(),
                     matchmakers[i].to_string(),
                     paired.faster,

@@ -185,8 +185,14 @@ pub struct LeaderboardRow {
     /// scale of real strength differences, and what the default order
     /// ([`Sort::Fitted`]) follows. `null` before its first rated match.
     pub fitted: Option<f64>,
-    /// Half the width of the fitted rating's 95% interval (`null` with it).
+    /// Half the width of the fitted rating's 95% interval on the ladder's
+    /// scale, from the fit's full covariance (`null` with it).
     pub fitted_interval: Option<f64>,
+    /// In the fitted order (the default): the chance, given every rated
+    /// result, that this version is stronger than the next one down the
+    /// board (from the fit's covariance); `null` for the last row, in
+    /// another order, or without a fit of both.
+    pub above_next: Option<f64>,
     /// Where the bot's photo (a square PNG) is served, if it has one.
     pub photo: Option<String>,
 }
@@ -250,10 +256,15 @@ pub async fn rows(db: &Db, ladder: &str, sort: Sort, limit: i64, offset: i64) ->
             last_played_ms: row.try_get(9)?,
             fitted: fitted.map(|f| f.rating),
             fitted_interval: fitted.map(|f| f.interval),
+            above_next: None,
         });
     }
     if !paged_in_sql {
         by_fitted(&mut out);
+        for k in 1..out.len() {
+            let next = out[k].version_id;
+            out[k - 1].above_next = fit.order_probability(out[k - 1].version_id, next);
+        }
         let skip = usize::try_from(offset).unwrap_or(usize::MAX);
         let take = usize::try_from(limit).unwrap_or(0);
         out = out.into_iter().skip(skip).take(take).collect();
@@ -355,6 +366,7 @@ mod tests {
             last_played_ms: None,
             fitted,
             fitted_interval: fitted.map(|_| 10.0),
+            above_next: None,
             photo: None,
         }
     }
@@ -395,6 +407,7 @@ mod tests {
             last_played_ms: None,
             fitted: Some(1520.5),
             fitted_interval: Some(40.0),
+            above_next: Some(0.9),
             photo: Some("/bots/ann/photo.png?v=0123456789ab".into()),
         };
         let value = serde_json::to_value(&row).ok();
@@ -405,7 +418,7 @@ mod tests {
                 "rating": 1500.0, "deviation": 100.0, "low": 1300.0, "high": 1700.0,
                 "conservative": 1300.0, "provisional": false, "wins": 1, "draws": 2,
                 "losses": 3, "matches": 6, "last_played_ms": null,
-                "fitted": 1520.5, "fitted_interval": 40.0,
+                "fitted": 1520.5, "fitted_interval": 40.0, "above_next": 0.9,
                 "photo": "/bots/ann/photo.png?v=0123456789ab",
             }))
         );

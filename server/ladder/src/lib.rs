@@ -51,7 +51,6 @@ pub mod ratings;
 pub mod replays;
 pub mod scheduler;
 pub mod seed;
-pub mod simulate;
 pub mod stats;
 pub mod tournaments;
 pub mod uploads;

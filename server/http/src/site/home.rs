@@ -116,6 +116,9 @@ pub(super) struct BoardRow {
     pub(super) fitted_plus_minus: String,
     /// Its exact value, for scripts and tests (empty before a rated match).
     pub(super) fitted_value: String,
+    /// The chance that it is stronger than the next row down (`97%`),
+    /// empty when not known.
+    pub(super) above_next: String,
     pub(super) wins: i64,
     pub(super) draws: i64,
     pub(super) losses: i64,
@@ -124,6 +127,17 @@ pub(super) struct BoardRow {
     pub(super) trend_class: &'static str,
     pub(super) spark: String,
     pub(super) last_played: Option<When>,
+}
+
+/// A chance as a whole percent, never rounded to a certainty.
+fn chance(p: f64) -> String {
+    if p >= 0.995 {
+        "> 99%".into()
+    } else if p <= 0.005 {
+        "< 1%".into()
+    } else {
+        format!("{:.0}%", 100.0 * p)
+    }
 }
 
 impl BoardRow {
@@ -159,6 +173,7 @@ impl BoardRow {
             fitted: row.fitted.map(view::whole).unwrap_or_default(),
             fitted_plus_minus: row.fitted_interval.map(|i| format!("± {i:.0}")).unwrap_or_default(),
             fitted_value: row.fitted.map(|f| f.to_string()).unwrap_or_default(),
+            above_next: row.above_next.map(chance).unwrap_or_default(),
             wins: row.wins,
             draws: row.draws,
             losses: row.losses,

@@ -198,8 +198,13 @@ async fn the_leaderboard_shows_the_whole_log_fit() {
     let (s, r) = (entry(&body, "othello-ab-strong"), entry(&body, "othello-random"));
     assert!((fitted(&s) - (1500.0 + gap / 2.0)).abs() < 0.01, "{s}");
     assert!((fitted(&r) - (1500.0 - gap / 2.0)).abs() < 0.01, "{r}");
-    // Fisher information of 5 games at p = 0.7: 1.05; ±1.96/√1.05 nats.
-    let interval = 1.959_964 * 400.0 / std::f64::consts::LN_10 / 1.05f64.sqrt();
+    // Fisher information of 5 games at p = 0.7: 1.05, so the gap is
+    // ±1.96/√1.05 nats; each rating, anchored on the mean of the two, is
+    // half the gap from it: half that, times the square root of the log's
+    // dispersion (Pearson χ² of the four results over 3 degrees of
+    // freedom: strong scored 1, 1, 0, 1 at an expected 0.7).
+    let chi2 = (3.0 * 0.3f64.powi(2) + 0.7f64.powi(2)) / 0.21;
+    let interval = 1.959_964 * 400.0 / std::f64::consts::LN_10 / 1.05f64.sqrt() / 2.0 * (chi2 / 3.0).sqrt();
     assert!(
         (s["fitted_interval"].as_f64().expect("an interval") - interval).abs() < 0.1,
         "{s} vs ±{interval:.1}"

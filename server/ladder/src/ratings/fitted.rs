@@ -21,7 +21,7 @@ use super::Outcome;
 use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::model::VersionId;
-use crate::stats::bradley_terry::{self, Anchor, FitSettings, Fitted, PairResult};
+use crate::stats::bradley_terry::{self, Anchor, Covariance, FitSettings, Fitted, PairResult};
 use sqlx::Row;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -40,14 +40,35 @@ pub struct LadderFit {
     /// `false` is logged).
     pub converged: bool,
     /// Each version that played a rated match: its fitted rating, 95%
-    /// interval (half-width) and games.
+    /// interval (half-width, from the full covariance) and games.
     pub ratings: HashMap<VersionId, Fitted>,
+    /// The log's dispersion ([`bradley_terry::Fit::dispersion`]).
+    pub dispersion: f64,
+    /// The covariance of the ratings, `None` above
+    /// [`bradley_terry::COVARIANCE_LIMIT`] versions.
+    covariance: Option<Covariance>,
+    /// Each version's index in the covariance.
+    index: HashMap<VersionId, usize>,
 }
 
 impl LadderFit {
     /// The fitted rating of `version`, if it played a rated match.
     pub fn get(&self, version: VersionId) -> Option<&Fitted> {
         self.ratings.get(&version)
+    }
+
+    /// The chance that `a` is stronger than `b` given the log (normal
+    /// approximation of the fit, from the full covariance); `None` if
+    /// either has not played or the covariance was not formed.
+    pub fn order_probability(&self, a: VersionId, b: VersionId) -> Option<f64> {
+        let (i, j) = (*self.index.get(&a)?, *self.index.get(&b)?);
+        let sd = self.covariance.as_ref()?.gap_sd(i, j)?;
+        let gap = self.get(a)?.rating - self.get(b)?.rating;
+        Some(if sd > 0.0 {
+            crate::stats::normal_cdf(gap / sd)
+        } else {
+            0.5 + 0.5 * gap.signum()
+        })
     }
 }
 
@@ -89,6 +110,9 @@ pub fn fit_log(log: &[(VersionId, VersionId, Outcome)], start: Option<&LadderFit
     Ok(LadderFit {
         matches: log.len(),
         converged: fit.converged,
+        dispersion: fit.dispersion,
+        covariance: fit.covariance,
+        index: versions.iter().enumerate().map(|(i, &v)| (v, i)).collect(),
         ratings: versions.into_iter().zip(fit.ratings).collect(),
     })
 }
@@ -262,7 +286,7 @@ pub async fn compare_all(db: &Db) -> Result<Vec<Comparison>> {
             converged: fit.converged,
             glicko_slope,
             rms_difference,
-            tau: crate::simulate::kendall_tau(&pairs),
+            tau: crate::stats::kendall_tau(&pairs),
         });
     }
     Ok(out)
@@ -323,6 +347,11 @@ mod tests {
         // 0.8 virtual draws: a scored 2.9 of 3.8.
         let ab = 400.0 * (2.9f64 / 0.9).log10();
         assert!((r(a) - r(b) - ab).abs() < 1e-4, "{} vs {ab}", r(a) - r(b));
+        // The order's chance from the covariance: a well above c.
+        let p = fit.order_probability(a, c).expect("a covariance");
+        assert!(p > 0.5 && p < 1.0, "{p}");
+        assert!((fit.order_probability(c, a).expect("a covariance") - (1.0 - p)).abs() < 1e-9);
+        assert!(fit.get(a).expect("rated").interval.is_finite());
         let warm = fit_log(&log, Some(&fit)).expect("a fit");
         assert!((warm.get(c).expect("rated").rating - r(c)).abs() < 1e-3);
     }

@@ -1,7 +1,8 @@
 //! Match statistics: W/D/L, score and the Elo difference with its 95%
 //! interval; the sequential test that decides between two Elo hypotheses
 //! ([`sprt`]); a rating fitted to a whole log of results
-//! ([`bradley_terry`]).
+//! ([`bradley_terry`]), with its covariance; Kendall's τ between two
+//! orders.
 
 pub mod bradley_terry;
 pub mod sprt;
@@ -70,12 +71,54 @@ pub fn elo(p: f64) -> f64 {
     }
 }
 
+/// The standard normal distribution function Φ(x), to within 1.5e-7
+/// (Abramowitz and Stegun 7.1.26 for erf).
+pub fn normal_cdf(x: f64) -> f64 {
+    let z = x.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * z);
+    let poly =
+        t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let erf = 1.0 - poly * (-z * z).exp();
+    if x >= 0.0 { 0.5 * (1.0 + erf) } else { 0.5 * (1.0 - erf) }
+}
+
 /// Formats an Elo value: `+35`, `-120`, `+inf`.
 pub fn format_elo(value: f64) -> String {
     if value.is_infinite() {
         if value > 0.0 { "+inf".into() } else { "-inf".into() }
     } else {
         format!("{value:+.0}")
+    }
+}
+
+/// Kendall's τ-b between `x` and `y` (paired values).
+pub fn kendall_tau(pairs: &[(f64, f64)]) -> f64 {
+    let n = pairs.len();
+    let (mut concordant, mut discordant, mut tied_x, mut tied_y) = (0f64, 0f64, 0f64, 0f64);
+    for i in 0..n {
+        for j in i + 1..n {
+            let dx = pairs[i].0 - pairs[j].0;
+            let dy = pairs[i].1 - pairs[j].1;
+            if dx == 0.0 {
+                tied_x += 1.0;
+            }
+            if dy == 0.0 {
+                tied_y += 1.0;
+            }
+            let product = dx.signum() * dy.signum();
+            if dx != 0.0 && dy != 0.0 && product > 0.0 {
+                concordant += 1.0;
+            } else if dx != 0.0 && dy != 0.0 && product < 0.0 {
+                discordant += 1.0;
+            }
+        }
+    }
+    let all = (n * n.saturating_sub(1) / 2) as f64;
+    let denominator = ((all - tied_x) * (all - tied_y)).sqrt();
+    if denominator > 0.0 {
+        (concordant - discordant) / denominator
+    } else {
+        0.0
     }
 }
 
@@ -127,6 +170,25 @@ mod tests {
         let (mid, low, high) = swept.elo().expect("played");
         assert_eq!((mid, low), (f64::NEG_INFINITY, f64::NEG_INFINITY));
         assert!((high + 286.6).abs() < 0.1, "{high}");
+    }
+
+    #[test]
+    fn the_normal_distribution_function_meets_its_table() {
+        assert!((normal_cdf(0.0) - 0.5).abs() < 1e-9);
+        assert!((normal_cdf(1.959_964) - 0.975).abs() < 2e-7);
+        assert!((normal_cdf(-1.644_854) - 0.05).abs() < 2e-7);
+        assert!((normal_cdf(1.0) - 0.841_344_7).abs() < 2e-7);
+    }
+
+    #[test]
+    fn kendall_tau_of_known_orders() {
+        let same = [(1.0, 10.0), (2.0, 20.0), (3.0, 30.0)];
+        assert!((kendall_tau(&same) - 1.0).abs() < 1e-12);
+        let reversed = [(1.0, 30.0), (2.0, 20.0), (3.0, 10.0)];
+        assert!((kendall_tau(&reversed) + 1.0).abs() < 1e-12);
+        // One discordant pair of three: (2 − 1) / 3.
+        let one_swap = [(1.0, 10.0), (2.0, 30.0), (3.0, 20.0)];
+        assert!((kendall_tau(&one_swap) - 1.0 / 3.0).abs() < 1e-12);
     }
 
     #[test]

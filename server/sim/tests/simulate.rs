@@ -2,14 +2,16 @@
 //! rating difference converges to it), and one round-robin cycle of a small
 //! pool (the simulated τ equals its exact expectation, found by enumerating
 //! every schedule and outcome); the statistics it reports (τ-b, the sign
-//! test, sustained τ, the fitted scale) against hand-worked cases. Same
-//! settings and seed, same report. The scheduler's regression check runs on
-//! held-out seeds with a statistical margin.
+//! test, the Wilcoxon signed-rank test, sustained τ, the fitted scale)
+//! against hand-worked cases; the fit's intervals cover the truth and the
+//! bootstrap takes the stretch out. Same settings and seed, same report.
+//! The scheduler's regression check is a bench (`cargo bench -p arbiter-sim
+//! --bench regression`), so that these stay fast.
 
 use arbiter_ladder::ratings::{Outcome, RatingBook, RatingSystem};
-use arbiter_ladder::simulate::{
+use arbiter_sim::{
     Fidelity, Matchmaker, Point, Report, Settings, kendall_tau, match_probabilities, match_score, paired, round_robin,
-    run, sign_test, summarise, sustained,
+    run, sign_test, summarise, sustained, wilcoxon,
 };
 
 /// The mean of `measure` over runs of `settings` with seeds `0..runs`,
@@ -177,17 +179,6 @@ fn the_same_settings_and_seed_give_the_same_report() {
 }
 
 #[test]
-fn kendall_tau_of_known_orders() {
-    let same = [(1.0, 10.0), (2.0, 20.0), (3.0, 30.0)];
-    assert!((kendall_tau(&same) - 1.0).abs() < 1e-12);
-    let reversed = [(1.0, 30.0), (2.0, 20.0), (3.0, 10.0)];
-    assert!((kendall_tau(&reversed) + 1.0).abs() < 1e-12);
-    // One discordant pair of three: (2 − 1) / 3.
-    let one_swap = [(1.0, 10.0), (2.0, 30.0), (3.0, 20.0)];
-    assert!((kendall_tau(&one_swap) - 1.0 / 3.0).abs() < 1e-12);
-}
-
-#[test]
 fn the_sign_test_meets_its_binomial_tails() {
     // 14 faster of 30: P(X ≤ 14) for Binomial(30, ½) is 0.4278, two-sided
     // 0.8555 (the 0.86 of issue 29); 9 of 30: 2 · 0.02139 = 0.0428.
@@ -254,51 +245,6 @@ fn the_whole_log_fit_has_the_true_scale_under_round_robin() {
     assert!(summary.fitted.rms_raw < summary.glicko.rms_raw, "{summary:?}");
 }
 
-/// The regression check for scheduler changes, on seeds the scheduler was
-/// not tuned on (2000 and up; tuning used seeds below 1000): on a 20-bot
-/// pool with newcomers and new versions, over 20 paired runs, the ladder's
-/// scheduler is not significantly slower than the Halite-style matchmaker
-/// or shuffled round-robin to a τ ≥ 0.85 that holds (sign test, p ≥ 0.05
-/// for "slower"), places newcomers for good no later than round-robin (medians), and shares
-/// matches fairly (no bot plays more than 1.5× the average).
-#[test]
-fn the_scheduler_holds_its_own_on_held_out_seeds() {
-    let settings = Settings::default();
-    let reports = |matchmaker| -> Vec<Report> {
-        (0..20)
-            .map(|i| {
-                run(
-                    &Settings {
-                        seed: 2000 + i,
-                        ..settings.clone()
-                    },
-                    matchmaker,
-                )
-            })
-            .collect()
-    };
-    let [ours, round_robin, halite] = [Matchmaker::Ours, Matchmaker::RoundRobin, Matchmaker::Halite].map(reports);
-    for (name, other) in [("round-robin", &round_robin), ("halite", &halite)] {
-        let comparison = paired(&ours, other, 0);
-        eprintln!("ours vs {name}: {comparison:?}");
-        let significantly_slower = comparison.slower > comparison.faster && comparison.p < 0.05;
-        assert!(!significantly_slower, "ours vs {name}: {comparison:?}");
-    }
-    let [ours, round_robin] = [&ours, &round_robin].map(|r| summarise(r).expect("runs"));
-    let placed = |s: &arbiter_ladder::simulate::Summary| s.placement_median.unwrap_or(u32::MAX);
-    assert!(
-        placed(&ours) <= placed(&round_robin),
-        "placement: ours {ours:?}, round-robin {round_robin:?}"
-    );
-    // The most matches of a bot, averaged over runs, against the average
-    // bot's.
-    let average = 2.0 * settings.matches as f64 / (settings.bots + settings.arrivals) as f64;
-    assert!(
-        ours.games.1 <= 1.5 * average,
-        "fair shares: {ours:?} (average {average:.0})"
-    );
-}
-
 /// Where the rating scale's stretch under adaptive pairing comes from, on
 /// held-out seeds (3000 and up): with the Halite-style matchmaker (the
 /// opponent drawn near the seed's current rank) the whole-log fit comes out
@@ -339,4 +285,123 @@ fn adaptive_pairing_stretches_the_scale_and_the_same_pairs_replayed_do_not() {
     assert!(adaptive.fitted.scale > 1.10, "{adaptive:?}");
     assert!((adaptive.replayed.scale - 1.0).abs() < 0.05, "{adaptive:?}");
     assert!(explored.fitted.scale < adaptive.fitted.scale - 0.08, "{explored:?}");
+}
+
+#[test]
+fn the_wilcoxon_test_meets_exact_values() {
+    // Fisher's differences as in SciPy's documentation of `wilcoxon`:
+    // W = 24, exact two-sided p = 0.041259765625.
+    let d = [
+        6.0, 8.0, 14.0, 16.0, 23.0, 24.0, 28.0, 29.0, 41.0, -48.0, 49.0, 56.0, 60.0, -67.0, 75.0,
+    ];
+    assert!((wilcoxon(&d) - 0.041_259_765_625).abs() < 1e-12, "{}", wilcoxon(&d));
+    // Five of five the same way: 2 / 32; one rank-1 exception: 4 / 32.
+    assert!((wilcoxon(&[1.0, 2.0, 3.0, 4.0, 5.0]) - 0.0625).abs() < 1e-12);
+    assert!((wilcoxon(&[-1.0, 2.0, 3.0, 4.0, 5.0]) - 0.125).abs() < 1e-12);
+    // Ties share their mean rank; zeros are dropped.
+    assert!((wilcoxon(&[1.0, 1.0, -1.0, 0.0]) - 1.0).abs() < 1e-12);
+    assert_eq!(wilcoxon(&[0.0, 0.0]), 1.0);
+}
+
+#[test]
+fn paired_runs_give_both_tests() {
+    let settings = Settings {
+        bots: 10,
+        matches: 400,
+        arrivals: 0,
+        replacements: 0,
+        ..Settings::default()
+    };
+    let reports = |matchmaker| -> Vec<Report> {
+        (0..6)
+            .map(|i| {
+                run(
+                    &Settings {
+                        seed: 2000 + i,
+                        ..settings.clone()
+                    },
+                    matchmaker,
+                )
+            })
+            .collect()
+    };
+    let (ours, halite) = (reports(Matchmaker::Ours), reports(Matchmaker::Halite));
+    let c = paired(&ours, &halite, 0);
+    assert_eq!(c.faster + c.slower + c.ties, 6);
+    assert!((0.0..=1.0).contains(&c.wilcoxon) && (0.0..=1.0).contains(&c.p), "{c:?}");
+    let same = paired(&ours, &ours, 0);
+    assert_eq!((same.p, same.wilcoxon), (1.0, 1.0));
+}
+
+/// The fit's intervals from the full covariance cover the truth: under
+/// round-robin (a fixed design) at least 93% of bots over 10 held-out runs
+/// of 40 bots at 120 matches each, where the conditional intervals (the
+/// others held) are no wider, and the adjacent claims at 95% are right at
+/// least 95% of the time.
+#[test]
+fn the_fits_intervals_cover_under_round_robin() {
+    let settings = Settings {
+        bots: 40,
+        matches: 2400,
+        arrivals: 0,
+        replacements: 0,
+        ..Settings::default()
+    };
+    let reports: Vec<Report> = (0..10)
+        .map(|i| {
+            run(
+                &Settings {
+                    seed: 4000 + i,
+                    ..settings.clone()
+                },
+                Matchmaker::RoundRobin,
+            )
+        })
+        .collect();
+    let s = summarise(&reports).expect("runs");
+    let c = s.coverage;
+    eprintln!("round-robin, 40 bots: {c:?}");
+    assert_eq!(c.bots, 400);
+    assert!(c.share() >= 0.93, "{c:?}");
+    assert!(c.claims > 0 && c.claims_right * 100 >= c.claims * 95, "{c:?}");
+}
+
+/// Under the ladder's scheduler the fit is stretched; the bootstrap under
+/// the same scheduler measures the stretch, and dividing it out brings the
+/// scale to 1.00 ± 0.05 and lifts the coverage (held-out seeds 5000 and
+/// up, 60 bots at 120 matches each: 74% → 92%, short of the 93% goal,
+/// which the docs say; the floor here is 88%).
+#[test]
+fn the_bootstrap_takes_the_schedulers_stretch_out() {
+    let settings = Settings {
+        bots: 60,
+        matches: 3600,
+        bootstrap: 2,
+        ..Settings::default()
+    };
+    let reports: Vec<Report> = (0..6)
+        .map(|i| {
+            run(
+                &Settings {
+                    seed: 5000 + i,
+                    ..settings.clone()
+                },
+                Matchmaker::Ours,
+            )
+        })
+        .collect();
+    let s = summarise(&reports).expect("runs");
+    let d = s.destretched.expect("bootstrapped");
+    eprintln!(
+        "ours, 60 bots: fit scale {:.3}, cover {:.3}; de-stretched {:.3} (stretch {:.3}), cover {:.3}",
+        s.fitted.scale,
+        s.coverage.share(),
+        d.fidelity.scale,
+        d.stretch,
+        d.coverage.share()
+    );
+    assert!(s.fitted.scale > 1.08, "{s:?}");
+    assert!((d.fidelity.scale - 1.0).abs() <= 0.05, "{d:?}");
+    assert!(d.coverage.share() >= 0.88, "{d:?}");
+    assert!(d.coverage.share() > s.coverage.share(), "{d:?}");
 }

@@ -8,7 +8,7 @@
 //! offset per pair, which makes strength non-transitive), drawn with a
 //! probability that peaks at `draw_rate` between equals; the match goes to
 //! whoever scored more. The pairings come from the real scheduler
-//! ([`crate::scheduler::pick_pairs`], no copy) or from a baseline
+//! ([`arbiter_ladder::scheduler::pick_pairs`], no copy) or from a baseline
 //! matchmaker, and every result moves the ratings through the server's own
 //! [`RatingBook`].
 //!
@@ -21,8 +21,10 @@
 //! strength (and stays there for 10 matches), and fairness: matches per
 //! bot and how often a pair meets twice in a row.
 
-use crate::ratings::{Outcome, RatingBook, RatingSystem};
-use crate::scheduler::{Candidate, pick_pairs};
+use arbiter_ladder::ratings::{Outcome, RatingBook, RatingSystem};
+use arbiter_ladder::scheduler::{Candidate, pick_pairs};
+use arbiter_ladder::stats::bradley_terry::{Fit, FitSettings, PairResult, fit};
+pub use arbiter_ladder::stats::kendall_tau;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
@@ -61,6 +63,17 @@ pub struct Settings {
     /// drawn from the whole pool instead of the rank window (0: none):
     /// pairings that do not depend on the results so far.
     pub explore: u32,
+    /// The newcomers' strengths (arrivals and new versions, in the order
+    /// they come), if given; else drawn at random (the draws are made
+    /// either way, so the same seed replaces the same bots).
+    pub later: Vec<f64>,
+    /// Which replay of the seed this is: 0 the run itself, k > 0 the
+    /// k-th bootstrap replicate (results, pairings' draws and shuffles from
+    /// streams of their own; the pool's changes as in the run).
+    pub replicate: u64,
+    /// Bootstrap replicates for the de-stretched fit (0: none; see
+    /// [`Report::destretched`]).
+    pub bootstrap: u64,
 }
 
 impl Default for Settings {
@@ -79,6 +92,9 @@ impl Default for Settings {
             rating: RatingSystem::Glicko2,
             strengths: Vec::new(),
             explore: 0,
+            later: Vec::new(),
+            replicate: 0,
+            bootstrap: 0,
         }
     }
 }
@@ -130,6 +146,8 @@ pub struct Point {
 pub struct Report {
     /// Who paired the bots.
     pub matchmaker: Matchmaker,
+    /// The run's seed.
+    pub seed: u64,
     /// Matches played.
     pub matches: usize,
     /// For each of [`TAU_TARGETS`]: matches until τ first reached it
@@ -156,6 +174,23 @@ pub struct Report {
     /// did not depend on the results. The gap between this scale and
     /// `fitted`'s is what the matchmaker's adaptivity adds.
     pub replayed: Fidelity,
+    /// The fit's 95% intervals against the truth (see [`Coverage`]).
+    pub coverage: Coverage,
+    /// The fit de-stretched by a parametric bootstrap under the same
+    /// matchmaker: the run's design played again (same pool changes, same
+    /// matchmaker) `bootstrap` times with the fitted strengths as the truth
+    /// and fresh results, each refitted; the mean slope of refit against
+    /// those strengths is the stretch the design adds, and every rating's
+    /// distance from the mean (1500) and its interval are divided by it.
+    /// `None` without bootstrap replicates.
+    pub destretched: Option<Destretched>,
+    /// Kendall's τ-b of the fit's order against the true order at the end
+    /// (the de-stretched fit has the same order).
+    pub fit_tau: f64,
+    /// The fit at the end, for each active bot with games: its true
+    /// strength anchored as the fit is, its rating and the half-width of
+    /// its 95% interval.
+    pub points: Vec<(f64, f64, f64)>,
     /// τ and error over time.
     pub series: Vec<Point>,
     /// Matches per bot among the bots active at the end: fewest, most.
@@ -211,6 +246,53 @@ impl Fidelity {
         }
     }
 }
+/// How well the fit's intervals cover the truth, over the active bots with
+/// games, the truth anchored as the fit is (match Elo, mean 1500 over every
+/// bot in the fit).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Coverage {
+    /// Bots counted.
+    pub bots: usize,
+    /// Of them, bots whose 95% interval (full covariance) contains their
+    /// true strength.
+    pub covered: usize,
+    /// Of them, bots whose conditional interval (the others held) does.
+    pub covered_conditional: usize,
+    /// Adjacent pairs in the fit's order (active bots) where the fit says
+    /// "the upper is stronger" with a chance of 95% or more.
+    pub claims: usize,
+    /// Of those claims, the ones that are true.
+    pub claims_right: usize,
+    /// Adjacent pairs in all.
+    pub adjacent: usize,
+}
+
+impl Coverage {
+    /// The share of bots covered by the full-covariance interval.
+    pub fn share(&self) -> f64 {
+        self.covered as f64 / self.bots.max(1) as f64
+    }
+}
+
+/// The fit with the design's stretch divided out.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Destretched {
+    /// The stretch measured by the bootstrap (mean slope of refit on
+    /// the fitted strengths).
+    pub stretch: f64,
+    /// What the de-stretched intervals are widened by, at least 1: the
+    /// 95th percentile, over the replicates' bots, of a de-stretched
+    /// error over its de-stretched interval (1 when the intervals covered
+    /// 95% of the replicates' bots).
+    pub widening: f64,
+    /// The de-stretched ratings against the truth.
+    pub fidelity: Fidelity,
+    /// The de-stretched intervals against the truth (pairwise claims are
+    /// those of the fit: dividing every gap by one factor keeps each
+    /// order's chance).
+    pub coverage: Coverage,
+}
+
 /// How close (Elo) a newcomer's rating must come to its strength.
 pub const PLACEMENT_BAND: f64 = 50.0;
 /// For how many of its matches in a row it must stay that close.
@@ -335,8 +417,9 @@ pub fn match_scale(settings: &Settings) -> f64 {
 /// Simulates one run of `settings` with `matchmaker`.
 pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
     let mut truth = Stream::new(settings.seed, 1);
-    let mut games = Stream::new(settings.seed, 2);
-    let mut picks = Stream::new(settings.seed, 3);
+    let salt = 16 * settings.replicate;
+    let mut games = Stream::new(settings.seed, 2 + salt);
+    let mut picks = Stream::new(settings.seed, 3 + salt);
     let bots_at_start = if settings.strengths.is_empty() {
         settings.bots
     } else {
@@ -371,7 +454,8 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
     let mut series = Vec::new();
     let mut tau_first = [None; 2];
     let mut rematches = 0usize;
-    let mut round_robin = RoundRobin::new(Stream::new(settings.seed, 5));
+    let mut round_robin = RoundRobin::new(Stream::new(settings.seed, 5 + salt));
+    let mut newcomers = 0usize;
     let mut log: Vec<(usize, usize, Outcome)> = Vec::with_capacity(settings.matches);
     let checkpoint = (bots_at_start / 10).max(2);
     let mut played = 0usize;
@@ -385,16 +469,18 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
             let newcomer = Some(placements.len());
             placements.push(None);
             first_placements.push(None);
+            let planted = settings.later.get(newcomers).copied();
+            newcomers += 1;
             if arrival {
                 let lineage = bots.iter().map(|b| b.lineage).max().map_or(0, |l| l + 1);
                 let strength = 1500.0 + settings.spread * truth.normal();
-                bots.push(Bot::new(lineage, strength, newcomer));
+                bots.push(Bot::new(lineage, planted.unwrap_or(strength), newcomer));
             } else {
                 let active: Vec<usize> = (0..bots.len()).filter(|&i| bots[i].active).collect();
                 let old = active[truth.below(active.len())];
                 bots[old].active = false;
                 let strength = bots[old].strength + 100.0 * (2.0 * truth.uniform() - 1.0);
-                bots.push(Bot::new(bots[old].lineage, strength, newcomer));
+                bots.push(Bot::new(bots[old].lineage, planted.unwrap_or(strength), newcomer));
             }
             round_robin.pool_changed(&bots);
         }
@@ -456,16 +542,45 @@ pub fn run(settings: &Settings, matchmaker: Matchmaker) -> Report {
         .map(|(i, b)| (b.strength, book.get(&i).rating))
         .collect();
     let glicko = Fidelity::of(&ratings.iter().map(|&(t, r)| (t * scale, r)).collect::<Vec<_>>());
-    let fitted = fit_whole_log(&bots, &log, scale);
-    let mut again = Stream::new(settings.seed, 6);
+    let whole = fit_log(&bots, &log);
+    let fitted = fidelity_of_fit(&bots, whole.as_ref(), scale);
+    let coverage = whole
+        .as_ref()
+        .map_or_else(Coverage::default, |f| coverage_of(&bots, f, scale, 1.0, 1.0));
+    let fit_tau = whole.as_ref().map_or(0.0, |f| {
+        let pairs: Vec<(f64, f64)> = bots
+            .iter()
+            .zip(&f.ratings)
+            .filter(|(b, _)| b.active)
+            .map(|(b, r)| (b.strength, r.rating))
+            .collect();
+        kendall_tau(&pairs)
+    });
+    let points: Vec<(f64, f64, f64)> = whole.as_ref().map_or_else(Vec::new, |f| {
+        let truth = anchored_truth(&bots, scale);
+        (0..bots.len())
+            .filter(|&i| bots[i].active && f.ratings[i].games > 0.0)
+            .map(|i| (truth[i], f.ratings[i].rating, f.ratings[i].interval))
+            .collect()
+    });
+    let destretched = match &whole {
+        Some(f) if settings.bootstrap > 0 => Some(destretch(settings, matchmaker, &bots, bots_at_start, f, scale)),
+        _ => None,
+    };
+    let mut again = Stream::new(settings.seed, 6 + salt);
     let log_again: Vec<(usize, usize, Outcome)> = log
         .iter()
         .map(|&(a, b, _)| (a, b, play(settings, &bots, a, b, &mut again)))
         .collect();
-    let replayed = fit_whole_log(&bots, &log_again, scale);
+    let replayed = fidelity_of_fit(&bots, fit_log(&bots, &log_again).as_ref(), scale);
     let tau_sustained = TAU_TARGETS.map(|target| sustained(&series, target));
     Report {
         matchmaker,
+        seed: settings.seed,
+        coverage,
+        destretched,
+        fit_tau,
+        points,
         ratings,
         matches: played,
         tau_first,
@@ -558,10 +673,9 @@ pub fn sustained(series: &[Point], target: f64) -> Option<usize> {
 }
 
 /// The whole log fitted (Bradley–Terry, the leaderboard's headline
-/// rating, [`crate::stats::bradley_terry`]) and set against the truth over
-/// the active bots.
-fn fit_whole_log(bots: &[Bot], log: &[(usize, usize, Outcome)], scale: f64) -> Fidelity {
-    use crate::stats::bradley_terry::{FitSettings, PairResult, fit};
+/// rating, [`arbiter_ladder::stats::bradley_terry`], with its covariance),
+/// every bot a player; `None` if the fit refused the log.
+fn fit_log(bots: &[Bot], log: &[(usize, usize, Outcome)]) -> Option<Fit> {
     let results: Vec<PairResult> = log
         .iter()
         .map(|&(a, b, outcome)| PairResult {
@@ -571,7 +685,12 @@ fn fit_whole_log(bots: &[Bot], log: &[(usize, usize, Outcome)], scale: f64) -> F
             points_a: outcome.points(),
         })
         .collect();
-    let Ok(fitted) = fit(bots.len(), &results, &FitSettings::default(), None) else {
+    fit(bots.len(), &results, &FitSettings::default(), None).ok()
+}
+
+/// A fit set against the truth over the active bots.
+fn fidelity_of_fit(bots: &[Bot], fitted: Option<&Fit>, scale: f64) -> Fidelity {
+    let Some(fitted) = fitted else {
         return Fidelity::default();
     };
     let pairs: Vec<(f64, f64)> = bots
@@ -583,34 +702,103 @@ fn fit_whole_log(bots: &[Bot], log: &[(usize, usize, Outcome)], scale: f64) -> F
     Fidelity::of(&pairs)
 }
 
-/// Kendall's τ-b between `x` and `y` (paired values).
-pub fn kendall_tau(pairs: &[(f64, f64)]) -> f64 {
-    let n = pairs.len();
-    let (mut concordant, mut discordant, mut tied_x, mut tied_y) = (0f64, 0f64, 0f64, 0f64);
-    for i in 0..n {
-        for j in i + 1..n {
-            let dx = pairs[i].0 - pairs[j].0;
-            let dy = pairs[i].1 - pairs[j].1;
-            if dx == 0.0 {
-                tied_x += 1.0;
-            }
-            if dy == 0.0 {
-                tied_y += 1.0;
-            }
-            let product = dx.signum() * dy.signum();
-            if dx != 0.0 && dy != 0.0 && product > 0.0 {
-                concordant += 1.0;
-            } else if dx != 0.0 && dy != 0.0 && product < 0.0 {
-                discordant += 1.0;
-            }
+/// The truth on the fit's anchored scale: match Elo, with the mean over
+/// every bot in the fit at the fit's mean (1500).
+fn anchored_truth(bots: &[Bot], scale: f64) -> Vec<f64> {
+    let mean = bots.iter().map(|b| b.strength * scale).sum::<f64>() / bots.len().max(1) as f64;
+    bots.iter().map(|b| b.strength * scale - mean + FIT_MEAN).collect()
+}
+
+/// The mean of the fit's ratings.
+const FIT_MEAN: f64 = 1500.0;
+
+/// The fit's intervals and adjacent claims against the truth, with every
+/// rating's distance from the mean and every interval divided by
+/// `stretch` (1: the fit as it is).
+fn coverage_of(bots: &[Bot], fitted: &Fit, scale: f64, stretch: f64, widening: f64) -> Coverage {
+    let truth = anchored_truth(bots, scale);
+    let mut coverage = Coverage::default();
+    let mut order: Vec<usize> = Vec::new();
+    for (i, bot) in bots.iter().enumerate() {
+        let f = fitted.ratings[i];
+        if !bot.active || f.games <= 0.0 {
+            continue;
+        }
+        order.push(i);
+        let rating = FIT_MEAN + (f.rating - FIT_MEAN) / stretch;
+        let error = (rating - truth[i]).abs();
+        coverage.bots += 1;
+        coverage.covered += usize::from(error <= widening * f.interval / stretch);
+        coverage.covered_conditional += usize::from(error <= f.conditional / stretch);
+    }
+    order.sort_by(|&x, &y| fitted.ratings[y].rating.total_cmp(&fitted.ratings[x].rating));
+    for pair in order.windows(2) {
+        let (upper, lower) = (pair[0], pair[1]);
+        coverage.adjacent += 1;
+        if fitted.order_probability(upper, lower).is_some_and(|p| p >= 0.95) {
+            coverage.claims += 1;
+            coverage.claims_right += usize::from(bots[upper].strength > bots[lower].strength);
         }
     }
-    let all = (n * n.saturating_sub(1) / 2) as f64;
-    let denominator = ((all - tied_x) * (all - tied_y)).sqrt();
-    if denominator > 0.0 {
-        (concordant - discordant) / denominator
-    } else {
-        0.0
+    coverage
+}
+
+/// The parametric bootstrap of [`Report::destretched`].
+fn destretch(
+    settings: &Settings,
+    matchmaker: Matchmaker,
+    bots: &[Bot],
+    at_start: usize,
+    fitted: &Fit,
+    scale: f64,
+) -> Destretched {
+    // The fitted strengths back in game Elo, as the simulator's truth.
+    let game: Vec<f64> = fitted
+        .ratings
+        .iter()
+        .map(|f| 1500.0 + (f.rating - FIT_MEAN) / scale)
+        .collect();
+    let mut slopes = 0.0;
+    let mut replicates = Vec::new();
+    for k in 1..=settings.bootstrap {
+        let replicate = Settings {
+            strengths: game[..at_start].to_vec(),
+            later: game[at_start..].to_vec(),
+            replicate: k,
+            bootstrap: 0,
+            nontransitive: 0.0,
+            ..settings.clone()
+        };
+        let report = run(&replicate, matchmaker);
+        slopes += report.fitted.scale;
+        replicates.push(report);
+    }
+    let stretch = slopes / settings.bootstrap as f64;
+    let mut ratios: Vec<f64> = replicates
+        .iter()
+        .flat_map(|r| r.points.iter())
+        .map(|&(truth, rating, interval)| {
+            let error = (FIT_MEAN + (rating - FIT_MEAN) / stretch - truth).abs();
+            error / (interval / stretch)
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let widening = ratios
+        .get((ratios.len() * 95 / 100).min(ratios.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(1.0)
+        .max(1.0);
+    let pairs: Vec<(f64, f64)> = bots
+        .iter()
+        .zip(&fitted.ratings)
+        .filter(|(b, _)| b.active)
+        .map(|(b, f)| (b.strength * scale, FIT_MEAN + (f.rating - FIT_MEAN) / stretch))
+        .collect();
+    Destretched {
+        stretch,
+        widening,
+        fidelity: Fidelity::of(&pairs),
+        coverage: coverage_of(bots, fitted, scale, stretch, widening),
     }
 }
 
@@ -917,6 +1105,24 @@ pub struct Summary {
     pub most_over_average: f64,
     /// Rematch share, averaged over runs.
     pub rematch_rate: f64,
+    /// The fit's coverage, summed over runs.
+    pub coverage: Coverage,
+    /// The de-stretched fit: stretch and fidelity averaged, coverage
+    /// summed over runs; `None` without bootstrap replicates.
+    pub destretched: Option<Destretched>,
+    /// Kendall's τ of the fit at the end, averaged over runs.
+    pub fit_tau: f64,
+}
+
+impl std::ops::AddAssign for Coverage {
+    fn add_assign(&mut self, other: Coverage) {
+        self.bots += other.bots;
+        self.covered += other.covered;
+        self.covered_conditional += other.covered_conditional;
+        self.claims += other.claims;
+        self.claims_right += other.claims_right;
+        self.adjacent += other.adjacent;
+    }
 }
 
 /// The median of `values`, counting `None` as larger than anything.
@@ -990,6 +1196,23 @@ pub fn summarise(reports: &[Report]) -> Option<Summary> {
             })
             .fold(0.0, f64::max),
         rematch_rate: reports.iter().map(|r| r.rematch_rate).sum::<f64>() / n,
+        coverage: reports.iter().fold(Coverage::default(), |mut sum, r| {
+            sum += r.coverage;
+            sum
+        }),
+        destretched: {
+            let all: Vec<Destretched> = reports.iter().filter_map(|r| r.destretched).collect();
+            (all.len() == reports.len()).then(|| Destretched {
+                stretch: all.iter().map(|d| d.stretch).sum::<f64>() / n,
+                widening: all.iter().map(|d| d.widening).sum::<f64>() / n,
+                fidelity: mean_fidelity(all.iter().map(|d| d.fidelity)),
+                coverage: all.iter().fold(Coverage::default(), |mut sum, d| {
+                    sum += d.coverage;
+                    sum
+                }),
+            })
+        },
+        fit_tau: reports.iter().map(|r| r.fit_tau).sum::<f64>() / n,
     })
 }
 
@@ -1005,6 +1228,10 @@ pub struct Paired {
     pub ties: usize,
     /// The two-sided sign test's p-value of faster against slower.
     pub p: f64,
+    /// The two-sided Wilcoxon signed-rank test's p-value of the
+    /// differences (a run that never got there counts as more than any
+    /// that did; exact, given the ranks).
+    pub wilcoxon: f64,
     /// Total matches of the first over total matches of the second, over
     /// the seeds where both got there (below 1: the first is faster).
     pub ratio: Option<f64>,
@@ -1015,8 +1242,13 @@ pub struct Paired {
 pub fn paired(first: &[Report], second: &[Report], target: usize) -> Paired {
     let (mut faster, mut slower, mut ties) = (0, 0, 0);
     let (mut sum_first, mut sum_second) = (0usize, 0usize);
+    let mut differences = Vec::new();
+    // A run that never got there: more than any run that did.
+    let never = first.iter().chain(second).map(|r| r.matches).max().unwrap_or(0) as f64 + 1.0;
     for (a, b) in first.iter().zip(second) {
         let (x, y) = (a.tau_sustained[target], b.tau_sustained[target]);
+        let value = |m: Option<usize>| m.map_or(never, |m| m as f64);
+        differences.push(value(x) - value(y));
         match (x, y) {
             (Some(x), Some(y)) => {
                 sum_first += x;
@@ -1037,6 +1269,7 @@ pub fn paired(first: &[Report], second: &[Report], target: usize) -> Paired {
         slower,
         ties,
         p: sign_test(faster, slower),
+        wilcoxon: wilcoxon(&differences),
         ratio: (sum_second > 0).then(|| sum_first as f64 / sum_second as f64),
     }
 }
@@ -1059,4 +1292,63 @@ pub fn sign_test(faster: usize, slower: usize) -> f64 {
         tail += (ln_choose + ln_half_n).exp();
     }
     (2.0 * tail).min(1.0)
+}
+
+/// The two-sided Wilcoxon signed-rank test of paired `differences`
+/// (zeros dropped, ties given their mean rank): the exact probability,
+/// with every difference's sign equally likely either way given the ranks,
+/// of a rank sum at least as far from its mean as the observed one. 1 with
+/// no non-zero difference.
+pub fn wilcoxon(differences: &[f64]) -> f64 {
+    let mut nonzero: Vec<f64> = differences
+        .iter()
+        .copied()
+        .filter(|d| *d != 0.0 && !d.is_nan())
+        .collect();
+    let n = nonzero.len();
+    if n == 0 {
+        return 1.0;
+    }
+    nonzero.sort_by(|x, y| x.abs().total_cmp(&y.abs()));
+    // Doubled mean ranks (integers even with ties).
+    let mut doubled = vec![0usize; n];
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j + 1 < n && nonzero[j + 1].abs() == nonzero[i].abs() {
+            j += 1;
+        }
+        // Ranks i + 1 ..= j + 1, mean (i + j + 2) / 2, doubled i + j + 2.
+        for rank in &mut doubled[i..=j] {
+            *rank = i + j + 2;
+        }
+        i = j + 1;
+    }
+    let total: usize = doubled.iter().sum();
+    let positive: usize = nonzero
+        .iter()
+        .zip(&doubled)
+        .filter(|(d, _)| **d > 0.0)
+        .map(|(_, r)| r)
+        .sum();
+    // The distribution of the doubled positive rank sum under the null.
+    let mut ways = vec![0.0f64; total + 1];
+    ways[0] = 1.0;
+    for &r in &doubled {
+        for sum in (r..=total).rev() {
+            ways[sum] = 0.5 * ways[sum] + 0.5 * ways[sum - r];
+        }
+        for w in ways[..r].iter_mut() {
+            *w *= 0.5;
+        }
+    }
+    // Two-sided: sums at least as far from the centre (total / 2).
+    let distance = (2 * positive).abs_diff(total);
+    let p: f64 = ways
+        .iter()
+        .enumerate()
+        .filter(|&(sum, _)| (2 * sum).abs_diff(total) >= distance)
+        .map(|(_, w)| w)
+        .sum();
+    p.min(1.0)
 }
