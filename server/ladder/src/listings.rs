@@ -154,9 +154,20 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn people_games_and_logs_are_listed_for_their_people() {
+    async fn people_games_and_logs_are_listed_for_their_people_on_sqlite_and_postgres() {
         let dir = tempfile::tempdir().expect("tempdir");
         let db = Db::open_sqlite(&dir.path().join("arbiter.db")).await.expect("database");
+        listed_for_their_people(&db).await;
+        if crate::match_search::pg::test_pg_url().is_some() {
+            let database = crate::match_search::pg::PgDatabase::create().await;
+            let db = Db::connect(&database.url).await.expect("PostgreSQL");
+            listed_for_their_people(&db).await;
+            db.pool.close().await;
+        }
+    }
+
+    async fn listed_for_their_people(db: &Db) {
+        let db = db.clone();
         for sql in [
             "INSERT INTO users (id, name, name_key, password_hash, created_ms) VALUES (1, 'u1', 'u1', '', 0), (2, 'Ann', 'ann', '', 0)",
             "INSERT INTO bots (id, owner_id, name, name_key, created_ms) VALUES (1, 1, 'Alpha', 'alpha', 0), (2, 1, 'beta', 'beta', 0)",

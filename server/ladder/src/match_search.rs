@@ -72,9 +72,10 @@ impl Cursor {
         std::iter::once(head).chain(digits.into_iter().rev()).collect()
     }
 
-    /// Reads a token of [`Cursor::token`]; anything else is an
-    /// [`Error::Invalid`].
+    /// Reads a token of [`Cursor::token`] (spaces around it aside);
+    /// anything else is an [`Error::Invalid`].
     pub fn parse(token: &str) -> Result<Cursor> {
+        let token = token.trim();
         let bad = || {
             Error::Invalid(format!(
                 "after: {token:?} is not a cursor of this list (use the older or newer cursor a page gave)"
@@ -106,9 +107,11 @@ impl Cursor {
 /// A result to list, for [`MatchQuery::result`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ResultFilter {
-    /// Won by the bot (or a bot of the user) of the query.
+    /// Won by the bot (or a bot of the user) of the query; without one,
+    /// won by anyone (decisive).
     Win,
-    /// Lost by the bot (or a bot of the user) of the query.
+    /// Lost by the bot (or a bot of the user) of the query; without one,
+    /// lost by anyone (decisive).
     Loss,
     /// Finished without a winner.
     Draw,
@@ -245,7 +248,7 @@ pub struct MatchQuery {
     /// Only matches a bot of this user plays in (either side).
     pub owner: Option<UserId>,
     /// Only this result: a win or a loss is the bot's (else a bot of the
-    /// owner's), so it needs one of them.
+    /// owner's); without either, both are a decided match.
     pub result: Option<ResultFilter>,
     /// Only matches with a game that ended this way.
     pub reason: Option<ReasonFilter>,
@@ -256,6 +259,9 @@ pub struct MatchQuery {
     pub from_ms: Option<i64>,
     /// … and before this (Unix ms).
     pub until_ms: Option<i64>,
+    /// Only matches with a smaller id than this (a filter, apart from
+    /// the page).
+    pub below: Option<MatchId>,
     /// Where the page starts; `None`: the newest.
     pub after: Option<Cursor>,
     /// At most this many (at least 1).
@@ -324,9 +330,10 @@ fn given(value: &Option<String>) -> Option<String> {
 }
 
 /// The query `written` means (no page; limit 1 until the caller sets
-/// one): an [`Error::Invalid`] naming the first filter that cannot be read
-/// (a win or a loss without a bot or a user among them), an
-/// [`Error::NotFound`] for an unknown bot or user.
+/// one): an [`Error::Invalid`] naming the first filter that cannot be
+/// read, an [`Error::NotFound`] for an unknown bot or user. Filters that
+/// no match can meet (a first day after the last) are no error: the list
+/// is empty.
 pub async fn resolve(db: &Db, written: &Written) -> Result<MatchQuery> {
     let ladder = given(&written.ladder)
         .map(|l| crate::ladders::canonical(&l))
@@ -357,23 +364,11 @@ pub async fn resolve(db: &Db, written: &Written) -> Result<MatchQuery> {
         None => None,
     };
     let result = given(&written.result).map(|r| ResultFilter::parse(&r)).transpose()?;
-    if matches!(result, Some(ResultFilter::Win | ResultFilter::Loss)) && bot.is_none() && owner.is_none() {
-        return Err(Error::Invalid(
-            "result win or loss needs a bot or a user: whose win or loss?".into(),
-        ));
-    }
     let reason = given(&written.reason).map(|r| ReasonFilter::parse(&r)).transpose()?;
     let from_ms = given(&written.from).map(|day| day_start_ms("from", &day)).transpose()?;
     let until_ms = given(&written.to)
         .map(|day| day_start_ms("to", &day).map(|start| start + DAY_MS))
         .transpose()?;
-    if let (Some(from), Some(until)) = (from_ms, until_ms)
-        && from >= until
-    {
-        return Err(Error::Invalid(
-            "from is a day after to: no match can be between them".into(),
-        ));
-    }
     Ok(MatchQuery {
         ladder,
         status,
@@ -394,8 +389,7 @@ enum Bind {
     Text(String),
 }
 
-/// The page of matches `query` selects. [`Error::Invalid`] for a win or a
-/// loss without a bot or a user.
+/// The page of matches `query` selects.
 pub async fn search(db: &Db, query: &MatchQuery) -> Result<MatchPage> {
     let limit = query.limit.max(1);
     let mut conditions: Vec<String> = Vec::new();
@@ -440,11 +434,9 @@ pub async fn search(db: &Db, query: &MatchQuery) -> Result<MatchPage> {
         (Some(ResultFilter::Loss), Some(s)) => conditions.push(format!(
             "((m.winner = 1 AND m.a_version IN ({s})) OR (m.winner = 0 AND m.b_version IN ({s})))"
         )),
-        (Some(ResultFilter::Win | ResultFilter::Loss), None) => {
-            return Err(Error::Invalid(
-                "result win or loss needs a bot or a user: whose win or loss?".into(),
-            ));
-        }
+        // Without a bot or a user, a win is someone's and a loss someone
+        // else's: the match was decided.
+        (Some(ResultFilter::Win | ResultFilter::Loss), None) => conditions.push("m.winner IS NOT NULL".into()),
         (Some(ResultFilter::Draw), _) => conditions.push("(m.status = 'finished' AND m.winner IS NULL)".into()),
         (Some(ResultFilter::Decisive), _) => conditions.push("m.winner IS NOT NULL".into()),
         (None, _) => {}
@@ -476,6 +468,10 @@ pub async fn search(db: &Db, query: &MatchQuery) -> Result<MatchPage> {
     if let Some(until) = query.until_ms {
         let p = bind(Bind::Int(until));
         conditions.push(format!("{shown} < {p}"));
+    }
+    if let Some(below) = query.below {
+        let p = bind(Bind::Int(below.0));
+        conditions.push(format!("m.id < {p}"));
     }
     let newer = matches!(query.after, Some(c) if c.direction == Direction::Newer);
     if let Some(cursor) = query.after {
@@ -542,7 +538,7 @@ fn either_side(versions: &str) -> String {
 #[cfg(test)]
 #[path = "../tests/support/pg.rs"]
 #[allow(dead_code, reason = "shared with the integration tests, which use more of it")]
-mod pg;
+pub(crate) mod pg;
 
 #[cfg(test)]
 mod tests {
@@ -559,17 +555,7 @@ mod tests {
             assert_eq!(Cursor::parse(&cursor.token()).expect("reads back"), cursor);
         }
         assert_eq!(Cursor::older(MatchId(36)).token(), "o10");
-        for bad in [
-            "",
-            "o",
-            "x12",
-            "o-1",
-            "oZZ",
-            "o12 ",
-            "n1y2p0ij32e8e8",
-            "o%",
-            "nzzzzzzzzzzzzz",
-        ] {
+        for bad in ["", "o", "x12", "o-1", "oZZ", "n1y2p0ij32e8e8", "o%", "nzzzzzzzzzzzzz"] {
             assert!(matches!(Cursor::parse(bad), Err(Error::Invalid(_))), "{bad:?}");
         }
     }
@@ -805,17 +791,25 @@ mod tests {
             .await,
             [29, 27, 25]
         );
-        assert!(matches!(
-            search(
-                db,
-                &MatchQuery {
-                    result: Some(ResultFilter::Win),
-                    ..base.clone()
-                }
-            )
+        assert_eq!(
+            of(MatchQuery {
+                result: Some(ResultFilter::Win),
+                from_ms: Some(25_000),
+                ..base.clone()
+            })
             .await,
-            Err(Error::Invalid(_))
-        ));
+            [29, 27, 25],
+            "without a bot or a user, a win is a decided match"
+        );
+        assert_eq!(
+            of(MatchQuery {
+                below: Some(MatchId(5)),
+                after: Some(Cursor::older(MatchId(3))),
+                ..base.clone()
+            })
+            .await,
+            [2, 1]
+        );
     }
 
     #[tokio::test]

@@ -61,6 +61,38 @@ pub struct MatchList {
     pub newer: Option<String>,
 }
 
+/// The results `GET /api/matches` filters by (documentation of
+/// `result`; read by [`match_search::ResultFilter::parse`]).
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[expect(dead_code, reason = "a schema for the document; the query is read as text")]
+enum ResultName {
+    Win,
+    Loss,
+    Draw,
+    Decisive,
+}
+
+/// The finish reasons `GET /api/matches` filters by, and `fault` (any
+/// fault); documentation of `reason`, read by
+/// [`match_search::ReasonFilter::parse`].
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[expect(dead_code, reason = "a schema for the document; the query is read as text")]
+enum ReasonName {
+    Fault,
+    Discs,
+    Line,
+    Draw,
+    Elimination,
+    Score,
+    Timeout,
+    IllegalMove,
+    BadReply,
+    Crash,
+    Resigned,
+}
+
 /// `GET /api/matches/{id}`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MatchBody {
@@ -113,18 +145,18 @@ struct Filter {
 /// newest first, a page at a time.
 #[utoipa::path(get, path = "/matches", tag = "matches",
     summary = "Matches, newest first, filtered and paged by cursor",
-    description = "Each filter given narrows the list. Pages are read by keyset: `after` takes the `older` or `newer` cursor of the page before, so matches queued meanwhile never shift a page. 400 for a filter that cannot be read, 404 for an unknown bot or user.",
+    description = "Each filter given narrows the list. Pages are read by keyset: `after` takes the `older` or `newer` cursor of a page, so matches queued meanwhile never shift a page. 400 for a filter that cannot be read, 404 for an unknown bot or user.",
     params(
         ("ladder" = Option<crate::api::ladders::AnyLadderName>, Query, description = "only this ladder, e.g. othello:std"),
         ("status" = Option<MatchStatus>, Query, description = "only matches in this state"),
         ("bot" = Option<String>, Query, description = "only matches of this bot (404 for an unknown bot)"),
         ("user" = Option<String>, Query, description = "only matches of this user's bots (404 for an unknown user)"),
-        ("result" = Option<String>, Query, description = "win or loss (of the bot, else of the user's bots: needs one of them), draw, or decisive", pattern = "^(win|loss|draw|decisive)$"),
-        ("reason" = Option<String>, Query, description = "only matches with a game that ended this way: a finish reason (discs, line, draw, elimination, score, timeout, illegal_move, bad_reply, crash, resigned) or fault (any of timeout, illegal_move, bad_reply, crash)", pattern = "^[a-z_]+$"),
-        ("from" = Option<String>, Query, description = "only matches finished (else started, else queued) on or after this day, UTC, YYYY-MM-DD", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
-        ("to" = Option<String>, Query, description = "… and on or before this day, UTC, YYYY-MM-DD", pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
-        ("after" = Option<String>, Query, description = "a page's `older` or `newer` cursor: the page next to it (400 for anything else)"),
-        ("before" = Option<i64>, Query, description = "only matches with a smaller id (an older way to page; not with after); 0 or absent: from the newest", minimum = 0),
+        ("result" = inline(Option<ResultName>), Query, description = "win or loss: of the bot, else of the user's bots (without either: decided, as decisive); draw; decisive"),
+        ("reason" = inline(Option<ReasonName>), Query, description = "only matches with a game that ended this way: a finish reason, or fault (any of timeout, illegal_move, bad_reply, crash)"),
+        ("from" = Option<String>, Query, description = "only matches finished (else started, else queued) on or after this day, UTC, YYYY-MM-DD", format = Date),
+        ("to" = Option<String>, Query, description = "… and on or before this day, UTC, YYYY-MM-DD (a day before from: no match)", format = Date),
+        ("after" = Option<String>, Query, description = "a page's `older` or `newer` cursor: the page next to it (400 for anything else)", pattern = "^[on][0-9a-z]{1,12}$"),
+        ("before" = Option<i64>, Query, description = "only matches with a smaller id; 0 or absent: any", minimum = 0),
         ("limit" = Option<i64>, Query, description = "at most this many, default 50", minimum = 1, maximum = 200),
     ),
     responses(
@@ -135,18 +167,29 @@ async fn list(State(state): State<AppState>, ApiQuery(filter): ApiQuery<Filter>)
     let limit = crate::api::in_range("limit", filter.limit, 50, 1..=MAX_LIMIT)?;
     // 0, like no `before`, is the first page.
     let before = crate::api::in_range("before", filter.before, 0, 0..=i64::MAX)?;
-    let after = match (filter.after.as_deref(), before) {
-        (Some(_), 1..) => {
-            return Err(ApiError(Error::Invalid(
-                "give after or before, not both (after is the cursor a page gave)".into(),
-            )));
+    // The site's form sends blank fields for "any"; the API takes a
+    // parameter as written or not at all.
+    for (name, value) in [
+        ("ladder", &filter.ladder),
+        ("status", &filter.status),
+        ("result", &filter.result),
+        ("reason", &filter.reason),
+        ("from", &filter.from),
+        ("to", &filter.to),
+        ("after", &filter.after),
+    ] {
+        if let Some(value) = value
+            && (value.is_empty() || value.trim() != value)
+        {
+            return Err(ApiError(Error::Invalid(format!(
+                "{name} {value:?} is empty or has spaces around it: leave {name} out for any"
+            ))));
         }
-        (Some(token), _) => Some(Cursor::parse(token)?),
-        (None, 0) => None,
-        (None, id) => Some(Cursor::older(MatchId(id))),
-    };
+    }
+    let after = filter.after.as_deref().map(Cursor::parse).transpose()?;
     let query = MatchQuery {
         after,
+        below: (before != 0).then_some(MatchId(before)),
         limit,
         ..match_search::resolve(&state.core.db, &Written::from(&filter)).await?
     };
@@ -484,6 +527,45 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_static(value));
         headers
+    }
+
+    /// The document lists exactly the results and reasons the list reads.
+    #[test]
+    fn the_documented_filters_are_the_ones_read() {
+        let document = crate::api::openapi::document();
+        let parameters = document["paths"]["/api/matches"]["get"]["parameters"]
+            .as_array()
+            .expect("parameters");
+        let values = |name: &str| -> Vec<String> {
+            let parameter = parameters.iter().find(|p| p["name"] == name).expect(name);
+            let schema = &parameter["schema"];
+            let schema = match schema["$ref"].as_str() {
+                Some(reference) => &document["components"]["schemas"][reference.rsplit('/').next().expect("a name")],
+                None => schema,
+            };
+            let found = schema["enum"]
+                .as_array()
+                .or_else(|| {
+                    schema["oneOf"]
+                        .as_array()
+                        .and_then(|o| o.iter().find_map(|s| s["enum"].as_array()))
+                })
+                .unwrap_or_else(|| panic!("{name}: {schema}"));
+            found.iter().map(|v| v.as_str().expect("text").to_owned()).collect()
+        };
+        let reasons: Vec<String> = std::iter::once("fault")
+            .chain(match_search::REASONS.iter().map(|r| r.as_str()))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(values("reason"), reasons);
+        for value in &reasons {
+            assert!(match_search::ReasonFilter::parse(value).is_ok(), "{value}");
+        }
+        let results: Vec<String> = match_search::ResultFilter::ALL
+            .iter()
+            .map(|r| r.as_str().to_owned())
+            .collect();
+        assert_eq!(values("result"), results);
     }
 
     #[test]

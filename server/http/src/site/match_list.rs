@@ -186,8 +186,8 @@ pub async fn list(State(state): State<AppState>, Query(form): Query<ListForm>, v
         .map(|r| Choice {
             value: r.as_str().to_owned(),
             label: match r {
-                ResultFilter::Win => "won (by the bot, else the user's bots)",
-                ResultFilter::Loss => "lost (by the bot, else the user's bots)",
+                ResultFilter::Win => "won by the bot (else the user's bots)",
+                ResultFilter::Loss => "lost by the bot (else the user's bots)",
                 ResultFilter::Draw => "drawn",
                 ResultFilter::Decisive => "won by either side",
             }

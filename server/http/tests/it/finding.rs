@@ -129,21 +129,41 @@ async fn the_match_list_api_filters_and_pages_by_cursor() {
     assert_eq!(ids(&body), [*all.last().expect("the running one")]);
     let (_, body) = client.get("/api/matches?ladder=tictactoe:standard&result=draw").await;
     assert!(ids(&body).is_empty());
+    // What no match can meet is an empty list, not an error; a win
+    // without a bot or a user is a decided match; `before` filters beside
+    // the cursor.
+    let (status, body) = client.get("/api/matches?from=2023-11-15&to=2023-11-14").await;
+    assert_eq!((status.as_u16(), ids(&body).len()), (200, 0));
+    let (_, wins) = client.get("/api/matches?result=win&limit=200").await;
+    let (_, decided) = client.get("/api/matches?result=decisive&limit=200").await;
+    assert_eq!(ids(&wins), ids(&decided));
+    assert_eq!(ids(&wins).len(), 40);
+    let (_, body) = client
+        .get(&format!(
+            "/api/matches?before={}&after=o{}&limit=3",
+            all[10],
+            to_base36(all[20])
+        ))
+        .await;
+    assert_eq!(ids(&body), [all[9], all[8], all[7]]);
 
     // Everything that cannot be read is a 400 with a JSON error (the
     // client checks the envelope), an unknown bot or user a 404.
     for bad in [
         "after=x1",
         "after=o",
-        "after=o1&before=5",
         "result=won",
-        "result=win",
         "reason=bored",
         "reason=%25",
+        "result=win%25",
+        "after=o1%00",
+        "after=o1%0A",
+        "to=",
+        "result=",
+        "from=%202023-11-14",
         "from=2023-02-29",
         "from=yesterday",
         "to=2023-11-14T00:00",
-        "from=2023-11-15&to=2023-11-14",
         "status=done",
         "ladder=chess:blitz",
         "limit=0",
@@ -187,7 +207,7 @@ async fn the_site_lists_pages_and_finds_matches_without_script() {
     assert!(second.contains("rel=\"prev\""), "with a Newer link back");
 
     for (bad, status) in [
-        ("/matches?result=win", 400),
+        ("/matches?result=won", 400),
         ("/matches?reason=fault&after=bad", 400),
         ("/matches?from=2023-02-30&bot=othello-greedy", 400),
         ("/matches?user=nobody-here", 404),
@@ -265,4 +285,17 @@ async fn the_site_lists_pages_and_finds_matches_without_script() {
     let live = client.page("/?fragment=live").await;
     assert!(live.contains(&row(all[40])) && !live.contains(&row(all[39])), "{live}");
     assert!(!live.contains("<html"), "a fragment, not a page");
+}
+
+/// `n` in base 36, as cursors write ids.
+fn to_base36(mut n: i64) -> String {
+    let mut digits = Vec::new();
+    loop {
+        digits.push(std::char::from_digit((n % 36) as u32, 36).expect("a digit"));
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.iter().rev().collect()
 }
