@@ -97,16 +97,18 @@ impl Ladder {
         })
         .expect("sandbox");
         let core = Core {
-            db,
-            blobs: Blobs::open(&dir.path().join("blobs")).expect("blobs"),
-            metrics: Metrics::new(&sandbox),
-            sandbox,
-            events: Events::default(),
-            rating: RatingSystem::Glicko2,
-            remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
+            handles: arbiter_ladder::core::Handles {
+                db,
+                blobs: Blobs::open(&dir.path().join("blobs")).expect("blobs"),
+                metrics: Metrics::new(&sandbox),
+                sandbox,
+                events: Events::default(),
+                rating: RatingSystem::Glicko2,
+                remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
+                budgets: Default::default(),
+            },
             agents: Default::default(),
             people: Default::default(),
-            budgets: Default::default(),
         };
         arbiter_ladder::house::seed(&core).await.expect("house bots");
         Ladder {

@@ -187,7 +187,7 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     });
     core.agents.announce(&hall_url);
     core.agents.begin(&core).await;
-    tasks.spawn(core.agents.clone().run(core.clone(), stop.clone()));
+    tasks.spawn(core.agents.clone().run(core.handles.clone(), stop.clone()));
     // Games people were playing when an earlier process stopped: aborted,
     // with a notice on their pages.
     // (Only by the front end whose hall leads: another one's games are
@@ -207,7 +207,10 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     let grace = config.grace;
     // Web requests have a pool of their own that gives up sooner.
     let web = Core {
-        db: core.db.with_options(config.web_db),
+        handles: arbiter_ladder::core::Handles {
+            db: core.db.with_options(config.web_db),
+            ..core.handles.clone()
+        },
         ..core
     };
     let meanwhile = if config.workers == 0 {

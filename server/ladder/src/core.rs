@@ -1,70 +1,45 @@
 //! [`Core`]: what the ladder's background parts (scheduler, checker,
-//! workers) and a web server share.
+//! workers) and a web server share: the [`Handles`] and the live games.
 
 use crate::blobs::Blobs;
 use crate::budget::Budgets;
 use crate::db::{Db, DbOptions};
 use crate::error::{Error, Result};
 use crate::events::Events;
+pub use crate::handles::Handles;
 use crate::metrics::Metrics;
 use crate::ratings::RatingSystem;
 use arbiter_sandbox::{CompilerCommand, Sandbox, SandboxConfig};
 
-/// What the ladder's background parts and the web server share.
+/// What the ladder's background parts and the web server share: the
+/// [`Handles`] every part uses, and the live games this process keeps.
+/// Derefs to its handles (`core.db`, `core.sandbox`, …; a `&Core` is a
+/// `&Handles` wherever one is asked for).
 #[derive(Clone, Debug)]
 pub struct Core {
-    /// The database.
-    pub db: Db,
-    /// Modules and replays.
-    pub blobs: Blobs,
-    /// Runs bots.
-    pub sandbox: Sandbox,
-    /// Live events.
-    pub events: Events,
-    /// Glicko-2 (default) or Elo.
-    pub rating: RatingSystem,
-    /// What this process counts for Prometheus.
-    pub metrics: Metrics,
-    /// Which addresses remote bots' URLs may reach: public ones only unless
-    /// the operator allowed private ones (`--allow-private-bot-urls`).
-    pub remote_urls: arbiter_remote::AddressPolicy,
+    /// The database, blobs, sandbox, events and settings.
+    pub handles: Handles,
     /// Agent bots' matches (the agent API), kept by this process.
     pub agents: crate::agent::Hall,
     /// Games people play against bots from the site, kept by this process.
     pub people: crate::people::People,
-    /// The sandbox's instances by purpose (the pool is their sum).
-    pub budgets: crate::budget::Budgets,
+}
+
+impl std::ops::Deref for Core {
+    type Target = Handles;
+
+    fn deref(&self) -> &Handles {
+        &self.handles
+    }
+}
+
+impl std::ops::DerefMut for Core {
+    fn deref_mut(&mut self) -> &mut Handles {
+        &mut self.handles
+    }
 }
 
 impl Core {
-    /// The module stored under the blob key `sha256`, loaded in the
-    /// sandbox: from its cache, else read from the blob store and compiled.
-    /// The error says which step failed, in words for a log or a page.
-    pub fn load_module(&self, sha256: &str) -> std::result::Result<arbiter_sandbox::BotModule, String> {
-        if let Some(module) = self.sandbox.cached(sha256) {
-            return Ok(module);
-        }
-        let wasm = self
-            .blobs
-            .get_module(sha256, self.sandbox.config().max_binary_bytes())
-            .map_err(|e| format!("cannot read the module {sha256}: {e}"))?
-            .ok_or_else(|| format!("the module {sha256} is missing"))?;
-        self.sandbox
-            .load(&wasm)
-            .map_err(|e| format!("cannot load the module {sha256}: {e}"))
-    }
-
-    /// The largest module an upload may carry, in bytes: the larger of the
-    /// sandbox's [`max_module_bytes`](SandboxConfig::max_module_bytes) (16
-    /// MiB by default, for preview-1 modules) and
-    /// [`max_component_bytes`](SandboxConfig::max_component_bytes) (40 MiB,
-    /// for components). The one limit every upload path reads, so the web
-    /// layer refuses early what no check could accept; the sandbox refuses
-    /// the rest, by kind.
-    pub fn max_module_bytes(&self) -> usize {
-        self.sandbox.config().max_binary_bytes()
-    }
-
     /// Opens the data directory (`arbiter.db`, `blobs/`, `compiled/`), or
     /// the database at `database_url` and the blob store at `blobs` (a folder
     /// or `s3://BUCKET[/PREFIX]`, see [`Blobs::at`]) instead of theirs. The
@@ -135,13 +110,16 @@ impl Core {
         let sandbox =
             Sandbox::new(sandbox_config).map_err(|e| Error::host("cannot start the WebAssembly sandbox", &e))?;
         Ok(Core {
-            db,
-            blobs,
-            metrics: Metrics::new(&sandbox),
-            sandbox,
-            events: Events::default(),
-            rating,
-            remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
+            handles: Handles {
+                db,
+                blobs,
+                metrics: Metrics::new(&sandbox),
+                sandbox,
+                events: Events::default(),
+                rating,
+                remote_urls: arbiter_remote::AddressPolicy::PUBLIC_ONLY,
+                budgets,
+            },
             agents: crate::agent::Hall::with_house_budget(
                 crate::agent::AgentRules::from_env(),
                 crate::agent::AgentClock::System,
@@ -151,7 +129,6 @@ impl Core {
                 games: budgets.people as usize,
                 ..crate::people::PeopleRules::default()
             }),
-            budgets,
         })
     }
 }

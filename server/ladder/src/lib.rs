@@ -35,6 +35,7 @@ pub mod crosstable;
 pub mod db;
 pub mod error;
 pub mod events;
+pub mod handles;
 pub mod house;
 pub mod ladders;
 pub mod leaderboard;

@@ -3,8 +3,8 @@
 
 use super::Environment;
 use super::live::Participant;
-use crate::core::Core;
 use crate::error::Result;
+use crate::handles::Handles;
 use crate::ratings::{Rating, matches_to_establish};
 use arbiter_games::othello::Mode;
 use arbiter_referee::EntrantInfo;
@@ -50,7 +50,7 @@ const PREFIX: &str = "remote:othello:";
 
 /// Every agent bot and house bot whose active version is on a remote
 /// Othello ladder (HTTP bots are played by workers, not here).
-pub(super) async fn list(core: &Core) -> Result<Vec<Entry>> {
+pub(super) async fn list(core: &Handles) -> Result<Vec<Entry>> {
     let rows = sqlx::query(
         "SELECT b.id, b.name, u.name, u.is_house, v.agent, v.id, v.sha256, b.bio, b.photo_sha256, b.auto_match, \
            b.concurrent_matches, b.created_ms, vl.ladder, r.rating, r.deviation, r.volatility, r.wins, r.draws, r.losses \
@@ -128,7 +128,7 @@ impl Entry {
 
     /// The bot object of the agent API, field for field as the seed shows
     /// it (owner fields Arbiter has no use for are empty).
-    pub fn view(&self, core: &Core, online: bool, environment: Option<&Environment>) -> Value {
+    pub fn view(&self, core: &Handles, online: bool, environment: Option<&Environment>) -> Value {
         let [wins, draws, losses] = self.wdl;
         let required = matches_to_establish(core.rating, self.rating);
         let played = wins + draws + losses;

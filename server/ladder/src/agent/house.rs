@@ -2,7 +2,7 @@
 //! kept for the leg like a worker keeps it for a game, asked for a move
 //! whenever it is the house bot's turn.
 
-use crate::core::Core;
+use crate::handles::Handles;
 use arbiter_games::FinishReason;
 use arbiter_referee::{Entrant, Fault, GameSetup, Player, WasmBot};
 use std::collections::HashMap;
@@ -36,7 +36,7 @@ impl HousePlayers {
     #[expect(clippy::too_many_arguments, reason = "one house turn's facts, each used once")]
     pub fn turn(
         &self,
-        core: &Core,
+        core: &Handles,
         id: i64,
         leg: usize,
         module: &str,
@@ -90,7 +90,7 @@ impl HousePlayers {
 
 /// Loads the module (from the sandbox's cache or the blob store) and
 /// starts a player for the side to move in `request`.
-fn spawn(core: &Core, id: i64, leg: usize, module: &str, request: &str) -> Result<Box<dyn Player>, String> {
+fn spawn(core: &Handles, id: i64, leg: usize, module: &str, request: &str) -> Result<Box<dyn Player>, String> {
     let loaded = core.load_module(module)?;
     let parsed: serde_json::Value = serde_json::from_str(request).unwrap_or_default();
     let mode = parsed["game_mode"].as_str().unwrap_or("std").to_owned();

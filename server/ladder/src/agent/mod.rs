@@ -36,9 +36,9 @@ pub use directory::AgentBot;
 use live::{Change, LiveMatch, Participant, Status};
 pub use store::Leader;
 
-use crate::core::Core;
 use crate::db::now_ms;
 use crate::error::{Error, Result};
+use crate::handles::Handles;
 use arbiter_games::othello::Mode;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -426,7 +426,7 @@ impl Hall {
     /// Stops or starts the clock as the database can or cannot be reached:
     /// while it runs, the database watch's verdict decides; while it stands
     /// still, a check of the hall's own must answer before it runs again.
-    async fn follow_database(&self, core: &Core) {
+    async fn follow_database(&self, core: &Handles) {
         if self.is_paused() {
             let answered = tokio::time::timeout(OUTAGE_PROBE_TIMEOUT, sqlx::query("SELECT 1").execute(&core.db.pool))
                 .await
@@ -441,7 +441,7 @@ impl Hall {
 
     /// The bot directory, read again when older than [`DIRECTORY_TTL`] or
     /// when it lacks `bot` (just registered, or back from retirement).
-    async fn directory_with(&self, core: &Core, bot: i64) -> Result<Arc<Vec<directory::Entry>>> {
+    async fn directory_with(&self, core: &Handles, bot: i64) -> Result<Arc<Vec<directory::Entry>>> {
         let entries = self.directory(core).await?;
         if entries.iter().any(|entry| entry.id == bot) {
             return Ok(entries);
@@ -451,7 +451,7 @@ impl Hall {
     }
 
     /// The bot directory, read again when older than [`DIRECTORY_TTL`].
-    async fn directory(&self, core: &Core) -> Result<Arc<Vec<directory::Entry>>> {
+    async fn directory(&self, core: &Handles) -> Result<Arc<Vec<directory::Entry>>> {
         let cached = |slot: &Mutex<Option<DirectoryRead>>| {
             slot.lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -488,7 +488,7 @@ impl Hall {
     /// The directory's bot objects (with each bot's presence), serialised
     /// at most once per [`DIRECTORY_TTL`] for all polls, and again when
     /// `bot` is missing from them.
-    async fn bot_objects(&self, core: &Core, bot: i64) -> Result<Arc<BotObjects>> {
+    async fn bot_objects(&self, core: &Handles, bot: i64) -> Result<Arc<BotObjects>> {
         let fresh = |slot: &Mutex<Option<Arc<BotObjects>>>| {
             slot.lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -547,7 +547,7 @@ impl Hall {
 
     /// The bot a bot token belongs to, marked seen now. 401 `invalid bot
     /// credential` for a token that is not (or no longer) valid.
-    pub async fn authenticate(&self, core: &Core, token: &str) -> Result<AgentBot> {
+    pub async fn authenticate(&self, core: &Handles, token: &str) -> Result<AgentBot> {
         let hash = crate::auth::secret_hash(token);
         let known = {
             let tokens = self
@@ -634,7 +634,12 @@ impl Hall {
     /// objects are copied from the directory serialised once a second for
     /// every poll (a bot's rating, profile and presence are at most that
     /// old), not built and serialised again for each.
-    pub async fn poll_answer(&self, core: &Core, bot: &AgentBot, environment: Option<Environment>) -> Result<Vec<u8>> {
+    pub async fn poll_answer(
+        &self,
+        core: &Handles,
+        bot: &AgentBot,
+        environment: Option<Environment>,
+    ) -> Result<Vec<u8>> {
         use std::fmt::Write;
         self.seen(bot, environment)?;
         self.tick_matches(core);
@@ -694,7 +699,7 @@ impl Hall {
 
     /// `agent_challenge`: `bot` challenges `target` (an id or a name) to a
     /// match of `mode`. A house bot accepts at once.
-    pub async fn challenge(&self, core: &Core, bot: &AgentBot, target: Target, mode: Mode) -> Result<i64> {
+    pub async fn challenge(&self, core: &Handles, bot: &AgentBot, target: Target, mode: Mode) -> Result<i64> {
         let bots = self.directory_with(core, bot.id).await?;
         let Some(me) = bots.iter().find(|entry| entry.id == bot.id) else {
             return Err(Error::Conflict("bot is not on a remote Othello ladder".into()));
@@ -737,7 +742,7 @@ impl Hall {
 
     async fn create(
         &self,
-        core: &Core,
+        core: &Handles,
         a: &directory::Entry,
         b: &directory::Entry,
         mode: Mode,
@@ -790,7 +795,7 @@ impl Hall {
     }
 
     /// `agent_accept`: `bot` (the match's `bot_b`) starts the match.
-    pub async fn accept(&self, core: &Core, bot: &AgentBot, id: i64) -> Result<Value> {
+    pub async fn accept(&self, core: &Handles, bot: &AgentBot, id: i64) -> Result<Value> {
         {
             let state = self.lock();
             let m = state
@@ -806,7 +811,7 @@ impl Hall {
         Ok(self.summary(id))
     }
 
-    async fn start(&self, core: &Core, id: i64) -> Result<()> {
+    async fn start(&self, core: &Handles, id: i64) -> Result<()> {
         let now = self.now();
         let done = sqlx::query(
             "UPDATE matches SET status = 'running', started_ms = $2, attempts = 1 WHERE id = $1 AND status = 'pending'",
@@ -839,7 +844,7 @@ impl Hall {
     }
 
     /// `agent_reject`: `bot` (`bot_b`) declines.
-    pub async fn reject(&self, core: &Core, bot: &AgentBot, id: i64) -> Result<Value> {
+    pub async fn reject(&self, core: &Handles, bot: &AgentBot, id: i64) -> Result<Value> {
         let now = self.now();
         {
             let mut state = self.lock();
@@ -863,7 +868,7 @@ impl Hall {
     /// `agent_move`: plays `bot`'s move.
     pub async fn play(
         &self,
-        core: &Core,
+        core: &Handles,
         bot: &AgentBot,
         id: i64,
         leg: i64,
@@ -932,7 +937,7 @@ impl Hall {
     /// Settles every match's time, first moves and disconnections now,
     /// starts house moves that are due and expires challenges. Cheap; the
     /// hall's loop calls it several times a second, API calls too.
-    pub fn tick_matches(&self, core: &Core) {
+    pub fn tick_matches(&self, core: &Handles) {
         let now = self.now();
         let rules = self.inner.rules;
         let mut changed = Vec::new();
@@ -1054,7 +1059,7 @@ impl Hall {
 
     /// Computes a house bot's move in a blocking thread (when a slot is
     /// free), then plays it.
-    fn move_house(&self, core: &Core, id: i64, leg: usize) {
+    fn move_house(&self, core: &Handles, id: i64, leg: usize) {
         let turn = {
             let state = self.lock();
             let Some(m) = state.matches.get(&id) else { return };
@@ -1097,7 +1102,7 @@ impl Hall {
     }
 
     /// Runs a house bot's move (blocking) and plays it.
-    fn house_move(&self, core: &Core, turn: &HouseTurn, instance: Option<tokio::sync::OwnedSemaphorePermit>) {
+    fn house_move(&self, core: &Handles, turn: &HouseTurn, instance: Option<tokio::sync::OwnedSemaphorePermit>) {
         let HouseTurn { id, leg, .. } = *turn;
         let answer = self
             .inner
@@ -1124,7 +1129,7 @@ impl Hall {
 
     /// Writes an ended match: the result, replay and rating change, or
     /// the row's end status when it was never played.
-    async fn record(&self, core: &Core, id: i64) {
+    async fn record(&self, core: &Handles, id: i64) {
         self.inner.house.forget(id);
         let (replay, versions, ranked, ladder) = {
             let state = self.lock();
@@ -1169,7 +1174,7 @@ impl Hall {
     /// resume, then keeps the hall's time until `stop`: every 200 ms, or at
     /// once when woken. At the stop, every match in flight is saved and
     /// released for the next process.
-    pub async fn run(self, core: Core, mut stop: watch::Receiver<bool>) {
+    pub async fn run(self, core: Handles, mut stop: watch::Receiver<bool>) {
         self.begin(&core).await;
         let mut last_auto = 0;
         let mut last_renewal = std::time::Instant::now();
@@ -1230,7 +1235,7 @@ impl Hall {
 
     /// Saves matches `ids` as they are now (those whose end is not written
     /// yet); one that cannot be saved stays marked changed.
-    async fn save(&self, core: &Core, ids: &[i64]) {
+    async fn save(&self, core: &Handles, ids: &[i64]) {
         let until = now_ms() + store::LEASE_MS;
         let hall_ms = self.now();
         for &id in ids {
@@ -1252,7 +1257,7 @@ impl Hall {
     }
 
     /// Saves every match changed since its last save.
-    async fn save_changed(&self, core: &Core) {
+    async fn save_changed(&self, core: &Handles) {
         let dirty: Vec<i64> = self.lock().dirty.iter().copied().collect();
         if !dirty.is_empty() {
             self.save(core, &dirty).await;
@@ -1260,7 +1265,7 @@ impl Hall {
     }
 
     /// Renews this hall's hold on its matches.
-    async fn renew_hold(&self, core: &Core) {
+    async fn renew_hold(&self, core: &Handles) {
         if let Err(error) = store::renew(&core.db, &self.inner.id, now_ms() + store::LEASE_MS, self.now()).await {
             tracing::warn!(%error, "cannot renew the hold on this hall's remote matches");
         }
@@ -1270,7 +1275,7 @@ impl Hall {
     /// deadlines move on by the time nobody held it, and its agents get
     /// the disconnect limit from now to come back. Remote match rows that
     /// cannot be resumed are aborted, unrated.
-    pub async fn take_over(&self, core: &Core) {
+    pub async fn take_over(&self, core: &Handles) {
         match store::tidy(&core.db, now_ms()).await {
             Ok(0) => {}
             Ok(aborted) => tracing::info!(aborted, "remote matches left without a saved state were aborted"),
@@ -1359,7 +1364,7 @@ impl Hall {
     /// outcome: a hall that just became leader resumes the matches nobody
     /// holds; one that lost the lead saves and releases its matches for
     /// the leader.
-    async fn follow_lead(&self, core: &Core) {
+    async fn follow_lead(&self, core: &Handles) {
         let Some(me) = self.lead_state().me.clone() else { return };
         let now = now_ms();
         let leader = match store::lead(&core.db, &me, now, now + store::LEASE_MS).await {
@@ -1397,7 +1402,7 @@ impl Hall {
 
     /// Saves and releases every match this hall holds and forgets them
     /// (the leader claims them).
-    async fn hand_over(&self, core: &Core) {
+    async fn hand_over(&self, core: &Handles) {
         let all: Vec<i64> = self.lock().matches.keys().copied().collect();
         self.save(core, &all).await;
         if let Err(error) = store::release(&core.db, &self.inner.id, self.now()).await {
@@ -1413,7 +1418,7 @@ impl Hall {
     /// Starts the hall in a serving process, before it answers anything:
     /// takes the lead when it is free and then resumes the matches an
     /// earlier process saved.
-    pub async fn begin(&self, core: &Core) {
+    pub async fn begin(&self, core: &Handles) {
         self.follow_lead(core).await;
         if self.is_leading() {
             self.take_over(core).await;
@@ -1423,7 +1428,7 @@ impl Hall {
     /// Looks again at once which hall leads (a forwarded request found
     /// the leader gone), taking the lead and the matches if they are free;
     /// at most once per 250 ms, however many requests ask.
-    pub async fn reconsider_lead(&self, core: &Core) {
+    pub async fn reconsider_lead(&self, core: &Handles) {
         {
             let mut lead = self.lead_state();
             if lead.looked.is_some_and(|at| at.elapsed() < Duration::from_millis(250)) {
@@ -1449,7 +1454,7 @@ impl Hall {
     /// automatic matching on (not practising, not out) is challenged as
     /// `bot_b` to a standard match against an online agent bot of similar
     /// rating, else a house bot.
-    pub async fn auto_match(&self, core: &Core) -> Result<()> {
+    pub async fn auto_match(&self, core: &Handles) -> Result<()> {
         let now = self.now();
         // The directory is read only when some bot is there to be paired.
         let anyone = {
@@ -1544,7 +1549,7 @@ fn online(state: &HallState, rules: &AgentRules, bot: i64, now: i64) -> bool {
 }
 
 /// Ends a row that was never played to a result.
-async fn close_row(core: &Core, id: i64, status: &str, why: &str) -> Result<()> {
+async fn close_row(core: &Handles, id: i64, status: &str, why: &str) -> Result<()> {
     sqlx::query(
         "UPDATE matches SET status = $2, finished_ms = $3, error = $4 WHERE id = $1 AND status IN ('pending', 'running')",
     )

@@ -502,7 +502,7 @@ impl People {
 
     /// Marks the games an earlier process left running as aborted, with
     /// the notice; returns how many. Call once at start.
-    pub async fn abort_left_over(core: &Core) -> Result<u64> {
+    pub async fn abort_left_over(core: &crate::handles::Handles) -> Result<u64> {
         let done = sqlx::query(
             "UPDATE people_games SET status = 'aborted', reason = 'server_restart', finished_ms = $1 \
              WHERE status = 'running'",

@@ -303,7 +303,7 @@ struct VersionModule {
 /// was not ours (nothing written); else the participants' ratings
 /// `[[before, after]; 2]` when rated.
 pub(crate) async fn record_hall_match(
-    core: &Core,
+    core: &crate::handles::Handles,
     holder: &str,
     id: i64,
     ladder: &str,

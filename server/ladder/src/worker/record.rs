@@ -4,9 +4,9 @@
 
 use super::claim::{fail_now, release_after_host_failure, release_unplayed};
 use super::{Claimed, Played, WorkerConfig, WorkerError};
-use crate::core::Core;
 use crate::db::{Backend, OwnConnection, now_ms};
 use crate::events::Event;
+use crate::handles::Handles;
 use crate::matches::GameFinish;
 use crate::model::{LadderId, MatchKind};
 use crate::ratings::{Outcome, Rating};
@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 
 /// Counts a match that ended `finished` (else `failed`) and tells the
 /// watchers.
-pub(super) fn ended(core: &Core, claimed: &Claimed, finished: bool) {
+pub(super) fn ended(core: &Handles, claimed: &Claimed, finished: bool) {
     if finished {
         core.metrics
             .match_finished(claimed.ladder.as_str(), claimed.claimed_at.elapsed());
@@ -34,7 +34,7 @@ pub(super) fn ended(core: &Core, claimed: &Claimed, finished: bool) {
 /// Records a played match (or gives it back, or fails it), and deals with
 /// every way that can fail.
 pub(super) async fn finish(
-    core: &Core,
+    core: &Handles,
     config: &WorkerConfig,
     own: &OwnConnection,
     claimed: Claimed,
@@ -109,7 +109,7 @@ pub(super) async fn finish(
 /// `COMMIT`) and one for an unrated one; on PostgreSQL, which takes one
 /// statement per round trip, seven (six with object storage).
 pub(super) async fn record_played(
-    core: &Core,
+    core: &Handles,
     config: &WorkerConfig,
     own: &OwnConnection,
     claimed: &Claimed,
@@ -343,7 +343,7 @@ impl<'a> RecordRow<'a> {
     /// What to write for `played`, with the rating change from `before`
     /// (`None`: not rated).
     fn new(
-        core: &Core,
+        core: &Handles,
         config: &'a WorkerConfig,
         claimed: &'a Claimed,
         played: &PlayedMatch,
