@@ -1,5 +1,6 @@
-//! Read-only lists for the pages that find things: a user's games against
-//! bots, a bot's games against people with the accounts that played them,
+//! Read-only lists for the pages that find things: a bot's games against
+//! people with the accounts that played them, the ladders a user's bots
+//! are rated on,
 //! and the stderr a bot wrote in a page of its matches (for its owner).
 //!
 //! Only reads; the tables belong to `people` and the worker.
@@ -49,19 +50,6 @@ fn people_game(row: &sqlx::any::AnyRow) -> Result<PeopleGame> {
         reason: row.try_get(7)?,
         created_ms: row.try_get(8)?,
     })
-}
-
-/// The newest `limit` ended games `user` played against bots (signed in),
-/// newest first.
-pub async fn people_games_of_user(db: &Db, user: UserId, limit: i64) -> Result<Vec<PeopleGame>> {
-    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "{PEOPLE_SELECT} WHERE p.user_id = $1 AND p.status <> 'running' ORDER BY p.id DESC LIMIT $2"
-    )))
-    .bind(user.0)
-    .bind(limit)
-    .fetch_all(&db.pool)
-    .await?;
-    rows.iter().map(people_game).collect()
 }
 
 /// The newest `limit` ended games people played against any version of
@@ -184,9 +172,6 @@ mod tests {
         ] {
             sqlx::query(sql).execute(&db.pool).await.expect(sql);
         }
-        let ann = people_games_of_user(&db, UserId(2), 10).await.expect("Ann's games");
-        assert_eq!(ann.iter().map(|g| g.id).collect::<Vec<_>>(), [1], "ended games only");
-        assert_eq!(ann[0].bot, "Alpha");
         let alpha = people_games_of_bot(&db, BotId(1), 10).await.expect("Alpha's games");
         assert_eq!(
             alpha.iter().map(|g| (g.id, g.account.clone())).collect::<Vec<_>>(),

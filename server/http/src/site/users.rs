@@ -12,6 +12,7 @@ use arbiter_ladder::leaderboard::{self, Sort};
 use arbiter_ladder::listings::{self, PeopleGame};
 use arbiter_ladder::match_search::MatchQuery;
 use arbiter_ladder::model::VersionStatus;
+use arbiter_ladder::people::Whose;
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use std::collections::HashMap;
@@ -45,7 +46,8 @@ pub struct PeopleGameRow {
     pub person: String,
     /// Their account, when signed in.
     pub account: Option<String>,
-    /// From the person's side: `won`, `lost`, `draw` or `aborted`.
+    /// From the person's side: `won`, `lost`, `draw`, `aborted`, or
+    /// `playing` while it runs.
     pub result_for_person: &'static str,
     /// From the bot's side.
     pub result_for_bot: &'static str,
@@ -59,6 +61,7 @@ impl PeopleGameRow {
     /// Shows a listed game.
     pub fn new(game: PeopleGame) -> PeopleGameRow {
         let (person, bot) = match (game.status.as_str(), game.winner.as_deref()) {
+            ("running", _) => ("playing", "playing"),
             ("finished", Some("bot")) => ("lost", "won"),
             ("finished", Some("person")) => ("won", "lost"),
             ("finished", _) => ("draw", "draw"),
@@ -157,10 +160,23 @@ pub async fn user(
     };
     let path = format!("/users/{}", urlencoding(&profile.name));
     let (matches, pager) = match_list::page(&state, &matches_query, &path, &[], "matches").await?;
-    let people_games = listings::people_games_of_user(db, profile.id, PEOPLE_GAMES)
+    // Theirs: started signed in, or claimed (running ones first).
+    let people_games = arbiter_ladder::people::list(&state.core, Whose::Account(profile.id.0), PEOPLE_GAMES)
         .await?
         .into_iter()
-        .map(PeopleGameRow::new)
+        .map(|game| {
+            PeopleGameRow::new(PeopleGame {
+                id: game.id,
+                variant: game.variant,
+                bot: game.bot,
+                person: game.person,
+                account: Some(profile.name.clone()),
+                status: game.status,
+                winner: game.winner,
+                reason: game.reason,
+                created_ms: game.created_ms,
+            })
+        })
         .collect();
     Ok(render(&UserPage {
         nav: viewer.nav(if viewer.user_id() == Some(profile.id.0) {

@@ -270,6 +270,33 @@ async fn the_site_lists_pages_and_finds_matches_without_script() {
     assert!(user.contains("href=\"/bots/othello-greedy\""));
     assert!(user.contains("data-ladder=\"othello:std\""), "a board per rated ladder");
     assert!(user.contains(&row(all[40])));
+    // A person's game against a bot: on their page, and their name on the
+    // bot's page links there.
+    let db = server.db().await;
+    sqlx::query("INSERT INTO users (name, name_key, password_hash, created_ms) VALUES ('Ann', 'ann', '', 0)")
+        .execute(&db.pool)
+        .await
+        .expect("a user");
+    let game: i64 = sqlx::query_scalar(
+        "INSERT INTO people_games (version_id, variant, person, user_id, person_side, seed, status, winner, reason, \
+         created_ms) SELECT $1, 'othello:std', 'Ann', id, 0, 1, 'finished', 'person', 'discs', 5 FROM users \
+         WHERE name_key = 'ann' RETURNING id",
+    )
+    .bind(version_of(&server, "othello-greedy").await)
+    .fetch_one(&db.pool)
+    .await
+    .expect("a game");
+    let ann = client.page("/users/ann").await;
+    assert!(
+        ann.contains(&format!("href=\"/play/{game}\"")),
+        "Ann's game is on her page"
+    );
+    assert!(ann.contains(">won (discs)<"), "from her side: {ann}");
+    let greedy = client.page("/bots/othello-greedy").await;
+    assert!(
+        greedy.contains("<a href=\"/users/Ann\">Ann</a>"),
+        "the person links to her page"
+    );
     let missing = client
         .raw(Method::GET, "/users/nobody-here")
         .send()
