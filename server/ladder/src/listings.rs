@@ -22,7 +22,8 @@ pub struct PeopleGame {
     pub bot: String,
     /// The person's name as the game shows it.
     pub person: String,
-    /// The person's account name, when a signed-in person played it.
+    /// The person's account name, when a signed-in person played it (not
+    /// for a deleted account).
     pub account: Option<String>,
     /// `finished` or `aborted`.
     pub status: String,
@@ -44,7 +45,10 @@ fn people_game(row: &sqlx::any::AnyRow) -> Result<PeopleGame> {
         variant: row.try_get(1)?,
         bot: row.try_get(2)?,
         person: row.try_get(3)?,
-        account: row.try_get(4)?,
+        // A deleted account has no page.
+        account: row
+            .try_get::<Option<String>, _>(4)?
+            .filter(|name| name != crate::accounts::DELETED_NAME),
         status: row.try_get(5)?,
         winner: row.try_get(6)?,
         reason: row.try_get(7)?,

@@ -113,6 +113,8 @@ struct BotPage {
     title: String,
     name: String,
     owner: String,
+    /// Whether the owner has a page (a deleted account has none).
+    owner_linked: bool,
     mine: bool,
     retired: bool,
     created: When,
@@ -300,6 +302,7 @@ async fn bot_page_at(
         nav: viewer.nav("bots"),
         title: format!("{} — bot", bot.name),
         name: bot.name,
+        owner_linked: bot.owner != arbiter_ladder::accounts::DELETED_NAME,
         owner: bot.owner,
         mine,
         retired: bot.retired,

@@ -103,6 +103,8 @@ pub(super) struct BoardRow {
     /// The bot's photo, shown as a thumbnail.
     pub(super) photo: Option<String>,
     pub(super) owner: String,
+    /// Whether the owner has a page (a deleted account has none).
+    pub(super) owner_linked: bool,
     pub(super) version: i64,
     /// The Glicko-2 rating and its `± 2·RD`, shown beside the headline.
     pub(super) rating: String,
@@ -164,6 +166,7 @@ impl BoardRow {
             bot: row.bot.clone(),
             photo: row.photo.clone(),
             owner: row.owner.clone(),
+            owner_linked: row.owner != arbiter_ladder::accounts::DELETED_NAME,
             version: row.version,
             rating: view::whole(row.rating),
             plus_minus: format!("± {:.0}", 2.0 * row.deviation),

@@ -297,6 +297,13 @@ async fn the_site_lists_pages_and_finds_matches_without_script() {
         greedy.contains("<a href=\"/users/Ann\">Ann</a>"),
         "the person links to her page"
     );
+    // A deleted account has no page to link to.
+    sqlx::query("UPDATE users SET name = 'deleted user', name_key = 'deleted:ann' WHERE name_key = 'ann'")
+        .execute(&db.pool)
+        .await
+        .expect("Ann deleted");
+    let greedy = client.page("/bots/othello-greedy").await;
+    assert!(!greedy.contains("/users/deleted"), "no link to a deleted account");
     let missing = client
         .raw(Method::GET, "/users/nobody-here")
         .send()
