@@ -476,7 +476,10 @@ fn simulate_prints_a_table_and_draws_svg() {
     let lines: Vec<&str> = csv.lines().collect();
     assert!(lines[0].starts_with("seed,matchmaker,matches,"), "{csv}");
     assert_eq!(lines.len(), 1 + 2 * 4, "{csv}");
-    assert!(lines[1].starts_with("1000,round-robin,") && lines[2].starts_with("1001,round-robin,"), "{csv}");
+    assert!(
+        lines[1].starts_with("1000,round-robin,") && lines[2].starts_with("1001,round-robin,"),
+        "{csv}"
+    );
     let columns = lines[0].split(',').count();
     assert!(lines.iter().all(|l| l.split(',').count() == columns), "{csv}");
     for row in [
