@@ -212,13 +212,13 @@ impl Hall {
             }
         })?;
         let now = self.now();
-        let matches: Vec<Value> = {
+        let matches: Vec<String> = {
             let state = self.lock();
             state
                 .matches
                 .values()
                 .filter(|m| m.participant_of(bot.id).is_some())
-                .map(|m| m.view(now))
+                .map(|m| m.view_text(now))
                 .collect()
         };
         let size = objects.objects.iter().map(|(_, o)| o.len() + 1).sum::<usize>() + 1024;
@@ -236,8 +236,9 @@ impl Hall {
             first = false;
             out.push_str(object);
         }
-        out.push_str("],\"matches\":");
-        out.push_str(&Value::from(matches).to_string());
+        out.push_str("],\"matches\":[");
+        out.push_str(&matches.join(","));
+        out.push(']');
         out.push_str(",\"me\":");
         out.push_str(&Value::from(bot.owner.as_str()).to_string());
         let _ = write!(out, ",\"ok\":true,\"record_bots\":[],\"server_now_ms\":{now}}}");

@@ -368,6 +368,34 @@ pub struct LiveMatch {
     /// Snapshots taken ([`LiveMatch::snapshot`]): a later one replaces an
     /// earlier one in the database, never the other way.
     saves: u64,
+    /// The match object's text as last built ([`LiveMatch::view_text`]).
+    view_cache: ViewCache,
+}
+
+/// The text of `"last_now_ms":` in a match object, followed by the time.
+const LAST_NOW: &str = "\"last_now_ms\":";
+
+/// A match object's text, kept with the revisions it shows: (the match's
+/// revision, its legs' revisions summed) and the text split where the time
+/// goes (`None`: no time in it).
+#[derive(Default)]
+struct ViewCache(std::sync::Mutex<Option<BuiltView>>);
+
+/// A built match object: the revisions it shows, the text before the time
+/// and the text after it (`None`: no time in it).
+type BuiltView = ((u64, u64), String, Option<String>);
+
+impl Clone for ViewCache {
+    /// A clone starts empty (it is rebuilt on first use).
+    fn clone(&self) -> ViewCache {
+        ViewCache::default()
+    }
+}
+
+impl std::fmt::Debug for ViewCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ViewCache")
+    }
 }
 
 impl LiveMatch {
@@ -408,6 +436,7 @@ impl LiveMatch {
             moved: [false; 2],
             revision: 0,
             saves: 0,
+            view_cache: ViewCache::default(),
         }
     }
 
@@ -776,6 +805,34 @@ impl LiveMatch {
         })
     }
 
+    /// [`LiveMatch::view`] at `now` as JSON text, the same bytes, built
+    /// once per change: between changes only `last_now_ms` differs, and it
+    /// is written into the text kept from the last build.
+    pub fn view_text(&self, now: i64) -> String {
+        let key = (self.revision, self.legs.iter().map(|leg| u64::from(leg.revision)).sum());
+        let mut cache = self
+            .view_cache
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cache.as_ref().is_none_or(|(built, _, _)| *built != key) {
+            let text = self.view(0).to_string();
+            *cache = Some(match text.find(LAST_NOW) {
+                // `0` is what `view(0)` wrote after it.
+                Some(at) => {
+                    let cut = at + LAST_NOW.len();
+                    (key, text[..cut].to_owned(), Some(text[cut + 1..].to_owned()))
+                }
+                None => (key, text, None),
+            });
+        }
+        match cache.as_ref() {
+            Some((_, before, Some(after))) => format!("{before}{now}{after}"),
+            Some((_, whole, None)) => whole.clone(),
+            None => self.view(now).to_string(),
+        }
+    }
+
     fn opening_history(&self) -> Vec<Value> {
         let mut position = arbiter_games::othello::Position::start(self.mode);
         let mut history = Vec::new();
@@ -945,6 +1002,11 @@ mod tests {
                         now += 37;
                         let _ = first_legal(&mut m, leg, now);
                     }
+                }
+                // The match object's text, built once per change, is the
+                // object's bytes at any time (a second look is the cache's).
+                for at in [now, now + 1] {
+                    assert_eq!(m.view_text(at), m.view(at).to_string(), "{mode:?}");
                 }
                 let (number, text) = m.snapshot();
                 let restored = LiveMatch::restore(&text).unwrap_or_else(|e| panic!("{mode:?}: {e}"));

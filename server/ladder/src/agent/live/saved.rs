@@ -187,6 +187,7 @@ impl LiveMatch {
             moved: saved.moved,
             revision: saved.revision,
             saves: saved.saves,
+            view_cache: Default::default(),
         })
     }
 
