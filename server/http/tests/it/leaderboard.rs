@@ -209,6 +209,16 @@ async fn the_leaderboard_shows_the_whole_log_fit() {
         (s["fitted_interval"].as_f64().expect("an interval") - interval).abs() < 0.1,
         "{s} vs ±{interval:.1}"
     );
+    // The chance, from the covariance, that strong is above the next row
+    // (random): Φ(gap / the gap's standard deviation), the gap's interval
+    // being twice each rating's here.
+    let above = s["above_next"].as_f64().expect("a chance");
+    let z = gap / (2.0 * interval / 1.959_964);
+    assert!(above > 0.5 && above < 1.0 && (z > 0.0), "{s}");
+    assert!(
+        r["above_next"].is_null(),
+        "the last fitted row has no next fitted row: {r}"
+    );
     let unplayed = entry(&body, "othello-greedy");
     assert!(
         unplayed["fitted"].is_null() && unplayed["fitted_interval"].is_null(),
@@ -218,6 +228,8 @@ async fn the_leaderboard_shows_the_whole_log_fit() {
     let headline = format!("{:.0} <span class=\"muted\">± {interval:.0}</span>", 1500.0 + gap / 2.0);
     let html = client.page("/ladders/othello:std").await;
     assert!(html.contains(&headline), "{headline} in {html}");
+    let shown = format!("{:.0}% above next", 100.0 * above);
+    assert!(html.contains(&shown), "{shown} in {html}");
     let html = client.page("/bots/othello-ab-strong").await;
     assert!(
         html.contains(&format!(">{:.0} ± {interval:.0}</strong>", 1500.0 + gap / 2.0)),
