@@ -416,7 +416,8 @@
     window.setTimeout(function () { self.pending = false; self.draw(); }, 150);
   };
 
-  window.ArbiterReplay = { LiveBoards: LiveBoards };
+  // Viewer: replay_open.js shows a replay file read in the browser with it.
+  window.ArbiterReplay = { LiveBoards: LiveBoards, Viewer: Viewer };
 
   function start() {
     var root = document.getElementById('replay');

@@ -40,6 +40,11 @@ const ASSETS: &[Asset] = &[
         bytes: include_bytes!("../../../../web/static/skirmish.js"),
     },
     Asset {
+        name: "replay_open.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../../../../web/static/replay_open.js"),
+    },
+    Asset {
         name: "play.js",
         content_type: "text/javascript; charset=utf-8",
         bytes: include_bytes!("../../../../web/static/play.js"),

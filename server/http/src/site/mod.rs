@@ -15,6 +15,7 @@
 //! | `/matches` | every match, filtered (ladder, bot, user, result, finish reason, days) and paged by cursor |
 //! | `/users/{name}` | a user's bots (ratings as the ladders show them), their bots' matches, their games against bots |
 //! | `/bots/{name}/logs` | the bot's stderr in its matches, a page at a time, for its owner |
+//! | `/replays/open` | a downloaded replay file, read in the browser, in the match pages' viewer |
 //! | `/matches/{id}` | result, games, fuel per move, replay viewer, downloads, owner logs; live while running |
 //! | `/upload` | upload form, then the check's progress and verdict |
 //! | `/account` | the user's bots, API token (shown once), password, deletion, sign out |
@@ -55,6 +56,7 @@ mod match_rows;
 mod matches;
 mod play;
 mod reference;
+mod replay_open;
 mod robots;
 mod tournaments;
 mod users;
@@ -99,6 +101,7 @@ pub fn router(upload_limit: usize) -> Router<AppState> {
         .route("/matches", get(match_list::list))
         .route("/matches/{id}", get(matches::page))
         .route("/users/{name}", get(users::user))
+        .route("/replays/open", get(replay_open::page))
         .route("/bots/{name}/logs", get(bots::logs))
         .route(
             "/upload",
