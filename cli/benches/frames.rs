@@ -24,23 +24,17 @@
 //! the build). `ARBITER_BENCH_RUNS` (default 5) sets how many times each
 //! figure is measured; medians are printed. Nothing here asserts on time.
 
-use std::path::Path;
+#[path = "../tests/common/ladder.rs"]
+mod ladder;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arbiter_http::server::{AppState, ServerConfig};
-use arbiter_ladder::core::Core;
 use arbiter_ladder::matches;
-use arbiter_ladder::model::{LadderId, MatchId, MatchKind};
-use arbiter_ladder::queue::{self, NewMatch};
-use arbiter_ladder::ratings::RatingSystem;
 use arbiter_ladder::replays;
-use arbiter_ladder::worker::{self, WorkerConfig};
-use arbiter_sandbox::CompilerCommand;
 use tokio::sync::watch;
 
-/// The arbiter binary: the sandbox's compiler child.
-const ARBITER: &str = env!("CARGO_BIN_EXE_arbiter");
 const LADDER: &str = "skirmish:standard";
 /// The house pair: the two strongest, so both games last.
 const BOTS: [&str; 2] = ["skirmish-economy", "skirmish-defence"];
@@ -63,9 +57,9 @@ fn main() {
 
 async fn bench(runs: usize) {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let core = open_core(dir.path()).await;
+    let core = ladder::open_core(dir.path()).await;
     let started = Instant::now();
-    let id = play_one(&core).await;
+    let id = ladder::play_one(&core, LADDER, BOTS, 43, "bench-frames").await;
     println!(
         "frames benchmark: {} vs {} on {LADDER}, match {id} played and recorded in {:.1} s; {runs} runs per figure",
         BOTS[0],
@@ -240,72 +234,4 @@ fn median(times: &[Duration]) -> f64 {
     let mut ms: Vec<f64> = times.iter().copied().map(ms).collect();
     ms.sort_by(f64::total_cmp);
     ms[ms.len() / 2]
-}
-
-/// The core `arbiter serve` opens on `dir`, compiling with the `arbiter`
-/// binary, with the house bots seeded.
-async fn open_core(dir: &Path) -> Core {
-    let core = Core::open(
-        dir,
-        None,
-        None,
-        RatingSystem::Glicko2,
-        CompilerCommand::embedded_in(ARBITER),
-    )
-    .await
-    .expect("the core opens");
-    arbiter_ladder::house::seed(&core)
-        .await
-        .expect("the house bots are seeded");
-    core
-}
-
-/// Queues one ranked match of [`BOTS`] and runs a worker until it is
-/// finished.
-async fn play_one(core: &Core) -> MatchId {
-    let mut versions = [0; 2];
-    for (id, name) in versions.iter_mut().zip(BOTS) {
-        *id = sqlx::query_scalar(
-            "SELECT v.id FROM versions v JOIN bots b ON b.id = v.bot_id \
-             JOIN version_ladders vl ON vl.version_id = v.id \
-             WHERE b.name = $1 AND vl.ladder = $2 AND v.status = 'active'",
-        )
-        .bind(name)
-        .bind(LADDER)
-        .fetch_one(&core.db.pool)
-        .await
-        .expect("an active version");
-    }
-    let new = NewMatch {
-        ladder: &LadderId::from(LADDER),
-        a_version: versions[0],
-        b_version: versions[1],
-        seed: 43,
-        kind: MatchKind::Ranked,
-        priority: 0,
-        tournament_id: None,
-        budget: None,
-    };
-    let id = queue::enqueue(&core.db, &new).await.expect("the match is queued");
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let task = tokio::spawn(worker::run(
-        core.clone(),
-        WorkerConfig::new("bench-frames".into()),
-        stop_rx,
-    ));
-    loop {
-        let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
-            .bind(id)
-            .fetch_one(&core.db.pool)
-            .await
-            .expect("the status");
-        assert_ne!(status, "failed", "the match failed");
-        if status == "finished" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let _ = stop_tx.send(true);
-    let _ = task.await;
-    MatchId(id)
 }

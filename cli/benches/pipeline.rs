@@ -36,6 +36,10 @@
 //! here asserts on time; wall-clock figures on a busy machine are noisy, so
 //! the load average is printed first and last.
 
+#[path = "../tests/common/ladder.rs"]
+#[allow(dead_code, reason = "the bench plays its matches its own way")]
+mod ladder;
+
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -45,7 +49,6 @@ use arbiter_games::othello::Mode;
 use arbiter_ladder::core::Core;
 use arbiter_ladder::model::{LadderId, MatchKind};
 use arbiter_ladder::queue::{self, NewMatch};
-use arbiter_ladder::ratings::RatingSystem;
 use arbiter_ladder::worker::{self, WorkerConfig};
 use arbiter_referee::{MatchSettings, PlayedMatch, WasmBot, play_match};
 use arbiter_sandbox::{CompilerCommand, DEFAULT_FUEL_PER_MS, Sandbox, SandboxConfig};
@@ -81,8 +84,8 @@ fn main() {
         .build()
         .expect("a tokio runtime");
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let core = runtime.block_on(open_core(dir.path()));
-    let versions = runtime.block_on(active_versions(&core));
+    let core = runtime.block_on(ladder::open_core(dir.path()));
+    let versions = runtime.block_on(ladder::active_versions(&core, LADDER, BOTS));
 
     // The baseline's own sandbox, as `arbiter play` makes one.
     let sandbox = sandbox(None);
@@ -207,42 +210,6 @@ fn house_bot(sandbox: &Sandbox, name: &str) -> WasmBot {
     let house = arbiter_house::find(name).expect("a house bot");
     let module = sandbox.load(house.wasm()).expect("the house module loads");
     WasmBot::new(sandbox.clone(), module, format!("house:{name}"))
-}
-
-/// The core `arbiter serve` opens on `dir`, compiling with the `arbiter`
-/// binary, with the house bots seeded.
-async fn open_core(dir: &Path) -> Core {
-    let core = Core::open(
-        dir,
-        None,
-        None,
-        RatingSystem::Glicko2,
-        CompilerCommand::embedded_in(ARBITER),
-    )
-    .await
-    .expect("the core opens");
-    arbiter_ladder::house::seed(&core)
-        .await
-        .expect("the house bots are seeded");
-    core
-}
-
-/// The active versions of [`BOTS`] on [`LADDER`].
-async fn active_versions(core: &Core) -> [i64; 2] {
-    let mut ids = [0; 2];
-    for (id, name) in ids.iter_mut().zip(BOTS) {
-        *id = sqlx::query_scalar(
-            "SELECT v.id FROM versions v JOIN bots b ON b.id = v.bot_id \
-             JOIN version_ladders vl ON vl.version_id = v.id \
-             WHERE b.name = $1 AND vl.ladder = $2 AND v.status = 'active'",
-        )
-        .bind(name)
-        .bind(LADDER)
-        .fetch_one(&core.db.pool)
-        .await
-        .expect("an active version");
-    }
-    ids
 }
 
 /// Queues one match per seed (sides alternating), runs `workers` workers

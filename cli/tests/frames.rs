@@ -14,24 +14,20 @@
 //!
 //! The gzip files are read back with the system's `gzip -dc`.
 
+#[path = "common/ladder.rs"]
+mod ladder;
+
 use std::io::Write;
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use arbiter_http::server::{AppState, ServerConfig};
 use arbiter_ladder::core::Core;
 use arbiter_ladder::matches;
-use arbiter_ladder::model::{LadderId, MatchId, MatchKind};
-use arbiter_ladder::queue::{self, NewMatch};
-use arbiter_ladder::ratings::RatingSystem;
+use arbiter_ladder::model::MatchId;
 use arbiter_ladder::replays;
-use arbiter_ladder::worker::{self, WorkerConfig};
-use arbiter_sandbox::CompilerCommand;
 use tokio::sync::watch;
 
-const ARBITER: &str = env!("CARGO_BIN_EXE_arbiter");
 const LADDER: &str = "skirmish:standard";
 const BOTS: [&str; 2] = ["skirmish-economy", "skirmish-rush"];
 
@@ -49,8 +45,8 @@ struct Served {
 impl Served {
     async fn start() -> Served {
         let dir = tempfile::tempdir().expect("a temporary folder");
-        let core = open_core(dir.path()).await;
-        let id = play_one(&core).await;
+        let core = ladder::open_core(dir.path()).await;
+        let id = ladder::play_one(&core, LADDER, BOTS, 7, "test-frames").await;
         let app = arbiter_http::router::app(AppState {
             core: core.clone(),
             config: Arc::new(ServerConfig::default()),
@@ -125,77 +121,6 @@ fn gunzip(bytes: &[u8]) -> Vec<u8> {
         "gzip -dc failed: the bytes are not a gzip file"
     );
     output.stdout
-}
-
-async fn open_core(dir: &Path) -> Core {
-    let core = Core::open(
-        dir,
-        None,
-        None,
-        RatingSystem::Glicko2,
-        CompilerCommand::embedded_in(ARBITER),
-    )
-    .await
-    .expect("the core opens");
-    arbiter_ladder::house::seed(&core)
-        .await
-        .expect("the house bots are seeded");
-    core
-}
-
-/// Queues one ranked match of [`BOTS`] and runs a worker until it is
-/// recorded.
-async fn play_one(core: &Core) -> MatchId {
-    let mut versions = [0; 2];
-    for (id, name) in versions.iter_mut().zip(BOTS) {
-        *id = sqlx::query_scalar(
-            "SELECT v.id FROM versions v JOIN bots b ON b.id = v.bot_id \
-             JOIN version_ladders vl ON vl.version_id = v.id \
-             WHERE b.name = $1 AND vl.ladder = $2 AND v.status = 'active'",
-        )
-        .bind(name)
-        .bind(LADDER)
-        .fetch_one(&core.db.pool)
-        .await
-        .expect("an active version");
-    }
-    let new = NewMatch {
-        ladder: &LadderId::from(LADDER),
-        a_version: versions[0],
-        b_version: versions[1],
-        seed: 7,
-        kind: MatchKind::Ranked,
-        priority: 0,
-        tournament_id: None,
-        budget: None,
-    };
-    let id = queue::enqueue(&core.db, &new).await.expect("the match is queued");
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let task = tokio::spawn(worker::run(
-        core.clone(),
-        WorkerConfig::new("test-frames".into()),
-        stop_rx,
-    ));
-    let started = Instant::now();
-    loop {
-        let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
-            .bind(id)
-            .fetch_one(&core.db.pool)
-            .await
-            .expect("the status");
-        assert_ne!(status, "failed", "the match failed");
-        if status == "finished" {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(300),
-            "the match is not recorded"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let _ = stop_tx.send(true);
-    let _ = task.await;
-    MatchId(id)
 }
 
 /// Whether frames of game `game` (1 or 2) of the replay under `key` are
