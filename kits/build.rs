@@ -133,8 +133,12 @@ fn main() {
 /// exist are declared: cargo takes a declared path that is missing as
 /// changed on every build, which reran this script, rebuilt this crate and
 /// relinked everything that embeds it, even when nothing had changed.
+/// Nor are the files this script makes in `OUT_DIR` (a bot's `Cargo.lock`):
+/// written after the script started, they would read as changed at the next
+/// build and rerun it once for nothing.
 fn rerun_if_changed(path: &Path) {
-    if path.exists() {
+    let made_here = std::env::var_os("OUT_DIR").is_some_and(|out| path.starts_with(out));
+    if path.exists() && !made_here {
         println!("cargo:rerun-if-changed={}", path.display());
     }
 }
