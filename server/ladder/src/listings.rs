@@ -1,7 +1,7 @@
-//! Read-only lists for the pages that find things: a bot's games against
-//! people with the accounts that played them, the ladders a user's bots
-//! are rated on,
-//! and the stderr a bot wrote in a page of its matches (for its owner).
+//! Read-only lists for the pages that find things: the ladders a user's
+//! bots are rated on, and the stderr a bot wrote in a page of its matches
+//! (for its owner). (Games against people are listed by
+//! [`crate::people::list`].)
 //!
 //! Only reads; the tables belong to `people` and the worker.
 
@@ -10,64 +10,6 @@ use crate::error::Result;
 use crate::matches::LogsRefused;
 use crate::model::{BotId, MatchId, UserId};
 use sqlx::Row;
-
-/// An ended game between a person and a bot.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PeopleGame {
-    /// The game's id (`/play/{id}`).
-    pub id: i64,
-    /// Its variant, e.g. `othello:std`.
-    pub variant: String,
-    /// The bot's name.
-    pub bot: String,
-    /// The person's name as the game shows it.
-    pub person: String,
-    /// The person's account name, when a signed-in person played it (not
-    /// for a deleted account).
-    pub account: Option<String>,
-    /// `finished` or `aborted`.
-    pub status: String,
-    /// `person`, `bot`, or `None` (a draw, or aborted).
-    pub winner: Option<String>,
-    /// Why it ended.
-    pub reason: Option<String>,
-    /// When it started (Unix ms).
-    pub created_ms: i64,
-}
-
-const PEOPLE_SELECT: &str = "SELECT p.id, p.variant, b.name, p.person, u.name, p.status, p.winner, p.reason, p.created_ms \
-     FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
-     LEFT JOIN users u ON u.id = p.user_id ";
-
-fn people_game(row: &sqlx::any::AnyRow) -> Result<PeopleGame> {
-    Ok(PeopleGame {
-        id: row.try_get(0)?,
-        variant: row.try_get(1)?,
-        bot: row.try_get(2)?,
-        person: row.try_get(3)?,
-        // A deleted account has no page.
-        account: row
-            .try_get::<Option<String>, _>(4)?
-            .filter(|name| name != crate::accounts::DELETED_NAME),
-        status: row.try_get(5)?,
-        winner: row.try_get(6)?,
-        reason: row.try_get(7)?,
-        created_ms: row.try_get(8)?,
-    })
-}
-
-/// The newest `limit` ended games people played against any version of
-/// `bot`, newest first, with the players' accounts.
-pub async fn people_games_of_bot(db: &Db, bot: BotId, limit: i64) -> Result<Vec<PeopleGame>> {
-    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "{PEOPLE_SELECT} WHERE v.bot_id = $1 AND p.status <> 'running' ORDER BY p.id DESC LIMIT $2"
-    )))
-    .bind(bot.0)
-    .bind(limit)
-    .fetch_all(&db.pool)
-    .await?;
-    rows.iter().map(people_game).collect()
-}
 
 /// The ladders on which a version of one of `user`'s bots has a rating,
 /// in no particular order.
@@ -176,7 +118,9 @@ mod tests {
         ] {
             sqlx::query(sql).execute(&db.pool).await.expect(sql);
         }
-        let alpha = people_games_of_bot(&db, BotId(1), 10).await.expect("Alpha's games");
+        let alpha = crate::people::list(&db, crate::people::Whose::Bot("Alpha"), 10)
+            .await
+            .expect("Alpha's games");
         assert_eq!(
             alpha.iter().map(|g| (g.id, g.account.clone())).collect::<Vec<_>>(),
             [(2, None), (1, Some("Ann".to_owned()))]

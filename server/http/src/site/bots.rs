@@ -9,6 +9,7 @@ use crate::server::AppState;
 use arbiter_ladder::bots::{self, VersionWithRatings};
 use arbiter_ladder::match_search::{Cursor, MatchQuery};
 use arbiter_ladder::model::{MatchStatus, UserId, VersionStatus};
+use arbiter_ladder::people::Whose;
 use arbiter_ladder::ratings::{RatingSystem, matches_to_establish};
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -279,9 +280,10 @@ async fn bot_page_at(
                 .parse::<arbiter_games::Variant>()
                 .is_ok_and(|variant| !variant.is_tick_based())
         });
-    let (people_tally, _) = arbiter_ladder::people::of_bot(&state.core, &bot.name, 0).await?;
-    // The games with the accounts that played them, to link their pages.
-    let people_games = arbiter_ladder::listings::people_games_of_bot(&state.core.db, bot.id, 20)
+    let people_tally = arbiter_ladder::people::tally_of_bot(&state.core.db, &bot.name).await?;
+    // The games (running ones first) with the accounts that played them,
+    // to link their pages.
+    let people_games = arbiter_ladder::people::list(&state.core.db, Whose::Bot(&bot.name), 20)
         .await?
         .into_iter()
         .map(PeopleGameRow::new)

@@ -716,7 +716,7 @@ const GAMES_LISTED: i64 = 100;
 pub async fn games(State(state): State<AppState>, viewer: Viewer) -> Result<Response, SiteError> {
     use arbiter_ladder::people::{Whose, list, playable_bots};
     let rows = match viewer.user_id() {
-        Some(user) => list(&state.core, Whose::Account(user), GAMES_LISTED).await?,
+        Some(user) => list(&state.core.db, Whose::Account(user), GAMES_LISTED).await?,
         None => Vec::new(),
     };
     let (mut running, mut ended) = (Vec::new(), Vec::new());

@@ -9,10 +9,10 @@ use super::{Nav, SiteError, SiteResult, Viewer, render};
 use crate::server::AppState;
 use arbiter_ladder::error::Error;
 use arbiter_ladder::leaderboard::{self, Sort};
-use arbiter_ladder::listings::{self, PeopleGame};
+use arbiter_ladder::listings;
 use arbiter_ladder::match_search::MatchQuery;
 use arbiter_ladder::model::VersionStatus;
-use arbiter_ladder::people::Whose;
+use arbiter_ladder::people::{GameRow, Whose};
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use std::collections::HashMap;
@@ -59,7 +59,7 @@ pub struct PeopleGameRow {
 
 impl PeopleGameRow {
     /// Shows a listed game.
-    pub fn new(game: PeopleGame) -> PeopleGameRow {
+    pub fn new(game: GameRow) -> PeopleGameRow {
         let (person, bot) = match (game.status.as_str(), game.winner.as_deref()) {
             ("running", _) => ("playing", "playing"),
             ("finished", Some("bot")) => ("lost", "won"),
@@ -161,22 +161,10 @@ pub async fn user(
     let path = format!("/users/{}", urlencoding(&profile.name));
     let (matches, pager) = match_list::page(&state, &matches_query, &path, &[], "matches").await?;
     // Theirs: started signed in, or claimed (running ones first).
-    let people_games = arbiter_ladder::people::list(&state.core, Whose::Account(profile.id.0), PEOPLE_GAMES)
+    let people_games = arbiter_ladder::people::list(&state.core.db, Whose::Account(profile.id.0), PEOPLE_GAMES)
         .await?
         .into_iter()
-        .map(|game| {
-            PeopleGameRow::new(PeopleGame {
-                id: game.id,
-                variant: game.variant,
-                bot: game.bot,
-                person: game.person,
-                account: Some(profile.name.clone()),
-                status: game.status,
-                winner: game.winner,
-                reason: game.reason,
-                created_ms: game.created_ms,
-            })
-        })
+        .map(PeopleGameRow::new)
         .collect();
     Ok(render(&UserPage {
         nav: viewer.nav(if viewer.user_id() == Some(profile.id.0) {

@@ -528,18 +528,18 @@ async fn games_belong_to_accounts_are_claimed_and_listed() {
         .start(&core, new(Some(ann), account_client(ann)))
         .await
         .expect("Ann's second game, her place given back");
-    let anns = list(&core, Whose::Account(ann), 10).await.expect("Ann's games");
+    let anns = list(&core.db, Whose::Account(ann), 10).await.expect("Ann's games");
     let ids: Vec<(i64, &str)> = anns.iter().map(|g| (g.id, g.status.as_str())).collect();
     assert_eq!(ids, vec![(second.id, "running"), (owned.id, "finished")], "{anns:?}");
     assert_eq!(anns[1].winner.as_deref(), Some("bot"));
     assert_eq!(anns[1].bot, "tictactoe-random");
-    let beas = list(&core, Whose::Account(bea), 10).await.expect("Bea's games");
+    let beas = list(&core.db, Whose::Account(bea), 10).await.expect("Bea's games");
     assert_eq!(
         beas.iter().map(|g| g.id).collect::<Vec<_>>(),
         vec![guest.id],
         "the claimed game is Bea's"
     );
-    let bots = list(&core, Whose::Bot("TicTacToe-Random"), 10)
+    let bots = list(&core.db, Whose::Bot("TicTacToe-Random"), 10)
         .await
         .expect("the bot's games");
     assert_eq!(bots.len(), 3);

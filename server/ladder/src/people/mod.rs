@@ -278,25 +278,6 @@ pub struct Tally {
     pub losses: i64,
 }
 
-/// One ended game in a bot's list.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, sqlx::FromRow)]
-pub struct PastGame {
-    /// The game's id.
-    pub id: i64,
-    /// Its variant.
-    pub variant: String,
-    /// The person's name.
-    pub person: String,
-    /// `finished` or `aborted`.
-    pub status: String,
-    /// `person`, `bot` or `None` (a draw, or aborted).
-    pub winner: Option<String>,
-    /// Why it ended.
-    pub reason: Option<String>,
-    /// When it started (Unix ms).
-    pub created_ms: i64,
-}
-
 /// The notice of a game the server stopped during.
 pub const ABORTED_NOTICE: &str =
     "The server restarted during this game, so it was aborted. It is not counted anywhere.";
@@ -1084,9 +1065,8 @@ async fn stored_view(core: &Core, id: i64, move_limit_ms: u64) -> Result<Option<
     Ok(Some(view))
 }
 
-/// A bot's games against people: the tally (from the bot's side) and the
-/// latest `limit` ended games.
-pub async fn of_bot(core: &Core, bot: &str, limit: i64) -> Result<(Tally, Vec<PastGame>)> {
+/// A bot's finished games against people, counted from the bot's side.
+pub async fn tally_of_bot(db: &crate::db::Db, bot: &str) -> Result<Tally> {
     let (wins, draws, losses): (Option<i64>, Option<i64>, Option<i64>) = sqlx::query_as(
         "SELECT SUM(CASE WHEN p.winner = 'bot' THEN 1 ELSE 0 END), \
                 SUM(CASE WHEN p.winner IS NULL THEN 1 ELSE 0 END), \
@@ -1095,25 +1075,13 @@ pub async fn of_bot(core: &Core, bot: &str, limit: i64) -> Result<(Tally, Vec<Pa
          WHERE b.name_key = $1 AND p.status = 'finished'",
     )
     .bind(bot.to_lowercase())
-    .fetch_one(&core.db.pool)
+    .fetch_one(&db.pool)
     .await?;
-    let games: Vec<PastGame> = sqlx::query_as(
-        "SELECT p.id, p.variant, p.person, p.status, p.winner, p.reason, p.created_ms \
-         FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
-         WHERE b.name_key = $1 AND p.status <> 'running' ORDER BY p.id DESC LIMIT $2",
-    )
-    .bind(bot.to_lowercase())
-    .bind(limit)
-    .fetch_all(&core.db.pool)
-    .await?;
-    Ok((
-        Tally {
-            wins: wins.unwrap_or(0),
-            draws: draws.unwrap_or(0),
-            losses: losses.unwrap_or(0),
-        },
-        games,
-    ))
+    Ok(Tally {
+        wins: wins.unwrap_or(0),
+        draws: draws.unwrap_or(0),
+        losses: losses.unwrap_or(0),
+    })
 }
 
 /// Whose games [`list`] lists.
@@ -1136,6 +1104,9 @@ pub struct GameRow {
     pub variant: String,
     /// The person's name as the game shows it.
     pub person: String,
+    /// The account it belongs to (its user page's name), if any and not
+    /// deleted.
+    pub account: Option<String>,
     /// `running`, `finished` or `aborted`.
     pub status: String,
     /// `person`, `bot`, or `None` (a draw, unfinished or aborted).
@@ -1151,26 +1122,28 @@ pub struct GameRow {
 /// The latest `limit` people games of `whose`: the running ones first,
 /// then the ended ones, newest first within each. Retired bots' games are
 /// listed too (they happened).
-pub async fn list(core: &Core, whose: Whose<'_>, limit: i64) -> Result<Vec<GameRow>> {
+pub async fn list(db: &crate::db::Db, whose: Whose<'_>, limit: i64) -> Result<Vec<GameRow>> {
+    const SELECT: &str = "SELECT p.id, b.name AS bot, p.variant, p.person, u.name AS account, p.status, p.winner, \
+           p.reason, p.created_ms, p.finished_ms \
+         FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
+         LEFT JOIN users u ON u.id = p.user_id";
+    const ORDER: &str = "ORDER BY CASE WHEN p.status = 'running' THEN 0 ELSE 1 END, p.id DESC LIMIT $2";
     let query = match whose {
-        Whose::Account(user_id) => sqlx::query_as::<_, GameRow>(
-            "SELECT p.id, b.name AS bot, p.variant, p.person, p.status, p.winner, p.reason, p.created_ms, \
-               p.finished_ms \
-             FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
-             WHERE p.user_id = $1 \
-             ORDER BY CASE WHEN p.status = 'running' THEN 0 ELSE 1 END, p.id DESC LIMIT $2",
-        )
-        .bind(user_id),
-        Whose::Bot(name) => sqlx::query_as::<_, GameRow>(
-            "SELECT p.id, b.name AS bot, p.variant, p.person, p.status, p.winner, p.reason, p.created_ms, \
-               p.finished_ms \
-             FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
-             WHERE b.name_key = $1 \
-             ORDER BY CASE WHEN p.status = 'running' THEN 0 ELSE 1 END, p.id DESC LIMIT $2",
-        )
-        .bind(name.to_lowercase()),
+        Whose::Account(user_id) => {
+            sqlx::query_as::<_, GameRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE p.user_id = $1 {ORDER}")))
+                .bind(user_id)
+        }
+        Whose::Bot(name) => {
+            sqlx::query_as::<_, GameRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE b.name_key = $1 {ORDER}")))
+                .bind(name.to_lowercase())
+        }
     };
-    Ok(query.bind(limit).fetch_all(&core.db.pool).await?)
+    let mut games = query.bind(limit).fetch_all(&db.pool).await?;
+    for game in &mut games {
+        // A deleted account has no page.
+        game.account = game.account.take().filter(|name| name != crate::accounts::DELETED_NAME);
+    }
+    Ok(games)
 }
 
 /// A bot people may play now: its name, and the ladders (variants) it
