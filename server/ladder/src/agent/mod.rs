@@ -564,7 +564,6 @@ impl Hall {
         if let Some(m) = self.lock().matches.get_mut(&id) {
             m.start(now);
         }
-        self.notify(id);
         self.save(core, &[id]).await;
         core.events.send(crate::events::Event::MatchStarted {
             id,

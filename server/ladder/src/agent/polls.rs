@@ -2,7 +2,15 @@
 //! bot directory (read at most once a second, its objects serialised once
 //! for everyone), polls and event streams.
 
-use super::*;
+use super::{
+    AgentBot, BotObjects, DIRECTORY_TTL, DirectoryRead, Environment, Hall, Stream, TOKEN_TTL, TOKENS_KEPT, directory,
+    online, tokens,
+};
+use crate::error::{Error, Result};
+use crate::handles::Handles;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use tokio::sync::broadcast;
 
 impl Hall {
     /// The bot directory, read again when older than [`DIRECTORY_TTL`] or
