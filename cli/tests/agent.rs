@@ -1541,12 +1541,7 @@ async fn a_restart_resumes_every_agent_match_where_it_was() {
 async fn two_front_ends_answer_every_live_request_and_one_takes_over_from_the_other() {
     for backend in backends() {
         let mut first = TestServer::start_with(backend).await;
-        arbiter_ladder::install_tls_provider();
-        let http = reqwest::Client::builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .expect("a client");
+        let http = support::plain_http();
         // A game against a house bot: started on `on`, its place and cookie.
         let start_game = |on: String| {
             let http = http.clone();

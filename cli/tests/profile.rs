@@ -382,11 +382,7 @@ async fn a_photo_address_serves_its_own_version_only() {
     assert_eq!(status, StatusCode::OK, "{body}");
     let first = body["bot"]["photo"].as_str().expect("an address").to_owned();
     assert!(first.starts_with("/bots/pictured/photo.png?v="), "{first}");
-    let plain = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .no_proxy()
-        .build()
-        .expect("a client");
+    let plain = support::plain_http();
     let get = |path: &str| plain.get(server.url(path)).send();
 
     let served = get(&first).await.expect("served");

@@ -11,12 +11,7 @@ use support::{StatusCode, TestServer, backends};
 async fn sigterm_with_people_games_in_flight_writes_them_aborted_without_a_panic() {
     for backend in backends() {
         let mut server = TestServer::start_with(backend).await;
-        arbiter_ladder::install_tls_provider();
-        let http = reqwest::Client::builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .expect("a client");
+        let http = support::plain_http();
         // Two games waiting for their person (the address's limit): the
         // person plays first and never moves.
         for (bot, game) in [("tictactoe-random", "tictactoe"), ("othello-random", "othello:std")] {

@@ -403,6 +403,17 @@ async fn spawn(
     (child, output, addr)
 }
 
+/// A bare HTTP client: no proxy, no cookie jar, redirects not followed
+/// (the test reads each 303 itself).
+pub fn plain_http() -> reqwest::Client {
+    arbiter_ladder::install_tls_provider();
+    reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("a client")
+}
+
 /// Sends `signal` (e.g. `TERM`) to `child`, as an operator's `kill` would.
 pub fn send_signal(child: &Child, signal: &str) {
     let status = Command::new("kill")
