@@ -188,20 +188,22 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
     core.agents.announce(&hall_url);
     core.agents.begin(&core).await;
     tasks.spawn(core.agents.clone().run(core.handles.clone(), stop.clone()));
-    // Games people were playing when an earlier process stopped: aborted,
-    // with a notice on their pages.
-    // (Only by the front end whose hall leads: another one's games are
-    // those the leader is playing.)
-    let left_over = if core.agents.is_leading() {
-        arbiter_ladder::people::People::abort_left_over(&core).await
-    } else {
-        Ok(0)
-    };
-    match left_over {
-        Ok(0) => {}
-        Ok(n) => tracing::info!("{n} games against people were left by an earlier run: aborted"),
-        Err(error) => tracing::warn!(%error, "cannot close games against people left from an earlier run"),
+    // Games people were playing when an earlier process stopped: resumed
+    // by the front end whose hall leads, before it answers anything (the
+    // others forward /play to it); the hold on them kept meanwhile.
+    if core.agents.is_leading() {
+        match core.people.take_over(&core).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!("{n} games against people resumed from an earlier run"),
+            Err(error) => tracing::warn!(%error, "cannot resume the games against people of an earlier run"),
+        }
     }
+    let hall = core.agents.clone();
+    tasks.spawn(
+        core.people
+            .clone()
+            .run(core.handles.clone(), stop.clone(), move || hall.is_leading()),
+    );
     let people = core.people.clone();
     let workers = arbiter_ladder::worker::Workers::start(&core, "serve", config.workers);
     let grace = config.grace;
@@ -235,12 +237,13 @@ pub async fn serve(config: ServerConfig, shutdown: impl Future<Output = ()>) -> 
         }
     }
     let _ = http_stop_tx.send(true);
-    // Games against people end now, as aborted (their rows say so).
+    // Games against people are released now, for the next process to
+    // resume (their rows keep every move).
     people.stop_all();
     let unwritten = people.written(grace).await;
     if unwritten > 0 {
         tracing::warn!(
-            "{unwritten} games against people were not yet written as aborted at exit; the next start marks them"
+            "{unwritten} games against people were not yet released at exit; the next process takes them when their hold runs out"
         );
     }
     workers.stop(grace).await;

@@ -468,10 +468,13 @@ pub async fn play_move(
     }
     let people = &state.core.people;
     let outcome = if form.resign.is_some() {
-        people.resign(id, &who)
+        people.resign(&state.core, id, &who).await
     } else {
         match form.revision.trim().parse::<u32>() {
-            Ok(revision) => people.play_move(id, &who, revision, &form.square).map(drop),
+            Ok(revision) => people
+                .play_move(&state.core, id, &who, revision, &form.square)
+                .await
+                .map(drop),
             Err(_) => Err(Refused::StaleRevision(0)),
         }
     };
@@ -521,11 +524,13 @@ pub async fn play_move(
 }
 
 /// The status a refusal answers with: 404 for no game, 403 for someone
-/// else's, 409 for a move the game cannot take now.
+/// else's, 503 while the game cannot take a move in this process (a
+/// restart), 409 for a move the game cannot take now.
 fn refused_status(refused: &Refused) -> StatusCode {
     match refused {
         Refused::NoGame(_) => StatusCode::NOT_FOUND,
         Refused::NotYourGame => StatusCode::FORBIDDEN,
+        Refused::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::CONFLICT,
     }
 }
@@ -541,6 +546,7 @@ pub fn refused_words(refused: &Refused) -> String {
         Refused::Over => "The game is over.".to_owned(),
         Refused::NotYourGame => "Only the person playing this game can move in it.".to_owned(),
         Refused::NoGame(id) => format!("There is no game {id}."),
+        Refused::Unavailable(why) => format!("Nothing changed: {why}."),
     }
 }
 

@@ -2,7 +2,7 @@
 //! whole game of tic-tac-toe and of Othello against house bots, a double
 //! submit refused, the replay re-running the bot's side byte for byte from
 //! the person's recorded moves, the per-address limits (429 with
-//! `Retry-After`), a restart mid-game (aborted, with a notice), and no
+//! `Retry-After`), a restart mid-game (resumed where it was; aborted, with a notice, if its bot plays otherwise), and no
 //! rating ever touched.
 
 use crate::support::TestServer;
@@ -362,42 +362,125 @@ async fn per_address_limits_answer_429_with_retry_after() {
     assert!(retry > 60, "the hourly limit lasts: {retry}");
 }
 
-/// A game the server stopped during is marked aborted at the next start
-/// and its page says so; it is counted nowhere.
+/// A restart mid-game loses nothing: the stopping process releases the
+/// game (its row keeps every move, the person's clock stands still), a
+/// new one on the same database resumes it before answering (the referee
+/// plays it again from its seed, the bot's moves checked against the
+/// saved ones), the person carries on with the same cookie, and the
+/// replay re-runs byte for byte as an uninterrupted game with those moves.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_restart_mid_game_marks_it_aborted() {
-    let server = TestServer::start().await;
+async fn a_restart_mid_game_resumes_it_where_it_was() {
+    let mut server = TestServer::start().await;
     let _end = EndGames(server.core().people.clone());
-    let (id, cookie) = start(&server, "othello-greedy", "game=othello&side=first&clock=1m").await;
-    let state = settled(&server, id, &cookie).await;
-    assert_eq!(state["status"], "running");
-    // The process stops without ending the game (its row says running) and
-    // a new one starts on the same database.
-    let left = People::abort_left_over(server.core()).await.expect("aborted");
-    assert_eq!(left, 1);
-    let fresh = arbiter_http::router::app(arbiter_http::server::AppState {
-        core: arbiter_ladder::core::Core {
-            people: People::default(),
-            ..server.core().clone()
-        },
-        config: Default::default(),
-        streams: Default::default(),
-    });
-    let page = fresh
-        .oneshot(
-            Request::get(format!("/play/{id}"))
-                .body(Body::empty())
-                .expect("a request"),
+    let (id, cookie) = start(&server, "othello-greedy", "game=othello&side=first&clock=5m").await;
+    for _ in 0..3 {
+        let state = settled(&server, id, &cookie).await;
+        let legal = state["legal"].as_array().expect("legal squares");
+        let square = legal[legal.len() / 2].as_str().expect("a name").to_owned();
+        let form = format!("revision={}&square={square}", state["revision"]);
+        let answer = send(
+            &server,
+            Method::POST,
+            &format!("/play/{id}"),
+            Some(&cookie),
+            Some(&form),
         )
-        .await
-        .expect("an answer");
-    assert_eq!(page.status(), StatusCode::OK);
-    let body = axum::body::to_bytes(page.into_body(), 1 << 20).await.expect("a body");
-    let body = String::from_utf8_lossy(&body);
-    assert!(body.contains("The server restarted during this game"), "{body}");
-    assert!(body.contains("Aborted."), "{body}");
+        .await;
+        assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    }
+    let before = settled(&server, id, &cookie).await;
+    assert_eq!(before["status"], "running");
+    assert_eq!(before["revision"], 6, "three moves each: {before}");
+
+    // The process stops: the game is released, not aborted.
     server.core().people.stop_all();
-    let bot_page = send(&server, Method::GET, "/bots/othello-greedy", None, None).await;
+    assert_eq!(server.core().people.written(Duration::from_secs(10)).await, 0);
+    let (status, hall, moves): (String, Option<String>, Option<String>) =
+        sqlx::query_as("SELECT status, hall, moves FROM people_games WHERE id = $1")
+            .bind(id)
+            .fetch_one(&server.core().db.pool)
+            .await
+            .expect("the row");
+    assert_eq!((status.as_str(), hall), ("running", None));
+    let saved: Vec<String> = serde_json::from_str(&moves.expect("saved moves")).expect("a list");
+    assert_eq!(serde_json::json!(saved), before["moves"]);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+
+    // A new process on the same database resumes it before answering.
+    server.restart_people();
+    let _end_fresh = EndGames(server.core().people.clone());
+    assert_eq!(server.core().people.take_over(server.core()).await.expect("resumed"), 1);
+    let after = settled(&server, id, &cookie).await;
+    for field in ["rows", "moves", "revision", "legal", "person_colour", "to_move"] {
+        assert_eq!(after[field], before[field], "{field}");
+    }
+    // The clock stood still while no process held the game.
+    let (left_before, left_after) = (
+        before["clock_left_ms"].as_i64().expect("a clock"),
+        after["clock_left_ms"].as_i64().expect("a clock"),
+    );
+    assert!(
+        (0..1_000).contains(&(left_before - left_after)),
+        "{left_before} ms before, {left_after} after"
+    );
+    let end = play_out(&server, id, &cookie, |legal| legal[legal.len() / 2].clone()).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    let replay = send(&server, Method::GET, &format!("/play/{id}/replay.json"), None, None).await;
+    let parsed = Replay::from_json(replay.body.as_bytes()).expect("a replay");
+    rerun(&server, &parsed).expect("the bot's side re-runs byte for byte");
+    let held: Option<String> = sqlx::query_scalar("SELECT hall FROM people_games WHERE id = $1")
+        .bind(id)
+        .fetch_one(&server.core().db.pool)
+        .await
+        .expect("the row");
+    assert_eq!(held, None, "an ended game is held by nobody");
+}
+
+/// A resumed game whose bot does not play as it did (here: a saved bot
+/// move forged in the row) is aborted with that reason, and its page says
+/// it could not be resumed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resumed_game_whose_bot_plays_otherwise_is_aborted() {
+    let mut server = TestServer::start().await;
+    let _end = EndGames(server.core().people.clone());
+    let (id, cookie) = start(&server, "tictactoe-perfect", "game=tictactoe&side=first&clock=untimed").await;
+    let state = settled(&server, id, &cookie).await;
+    let form = format!("revision={}&square=1-1", state["revision"]);
+    let answer = send(
+        &server,
+        Method::POST,
+        &format!("/play/{id}"),
+        Some(&cookie),
+        Some(&form),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    let state = settled(&server, id, &cookie).await;
+    let moves: Vec<String> = serde_json::from_value(state["moves"].clone()).expect("moves");
+    assert_eq!(moves.len(), 2, "{state}");
+    server.core().people.stop_all();
+    assert_eq!(server.core().people.written(Duration::from_secs(10)).await, 0);
+    // The bot's reply, forged: another free square.
+    let forged = ["0-0", "0-2", "2-0", "2-2"]
+        .into_iter()
+        .find(|square| *square != moves[1])
+        .expect("a free corner");
+    sqlx::query("UPDATE people_games SET moves = $1 WHERE id = $2")
+        .bind(serde_json::json!([moves[0], forged]).to_string())
+        .bind(id)
+        .execute(&server.core().db.pool)
+        .await
+        .expect("forged");
+    server.restart_people();
+    let _end_fresh = EndGames(server.core().people.clone());
+    server.core().people.take_over(server.core()).await.expect("resumed");
+    let ended = over(&server, id, &cookie).await;
+    assert_eq!(ended["status"], "aborted", "{ended}");
+    assert_eq!(ended["reason"], "resume_mismatch", "{ended}");
+    let notice = ended["notice"].as_str().expect("a notice");
+    assert!(notice.contains("could not be resumed"), "{notice}");
+    assert!(notice.contains(&format!("played {}", moves[1])), "{notice}");
+    let bot_page = send(&server, Method::GET, "/bots/tictactoe-perfect", None, None).await;
     assert!(
         bot_page.body.contains("0 won, 0 drawn, 0 lost"),
         "an aborted game counts nowhere"
@@ -478,7 +561,7 @@ async fn games_belong_to_accounts_are_claimed_and_listed() {
     assert!(!core.people.is_person(owned.id, &Holder::default()));
     // Bea cannot resign Ann's game; Ann can, from any browser (no key).
     assert_eq!(
-        core.people.resign(owned.id, &stranger),
+        core.people.resign(&core, owned.id, &stranger).await,
         Err(arbiter_ladder::people::Refused::NotYourGame)
     );
 
@@ -509,7 +592,10 @@ async fn games_belong_to_accounts_are_claimed_and_listed() {
     assert!(!core.people.is_person(guest.id, &by_account));
 
     // Lists: running first, then ended, by account and by bot.
-    core.people.resign(owned.id, &by_account).expect("Ann resigns");
+    core.people
+        .resign(&core, owned.id, &by_account)
+        .await
+        .expect("Ann resigns");
     let until = Instant::now() + Duration::from_secs(30);
     while core
         .people
@@ -556,6 +642,6 @@ async fn games_belong_to_accounts_are_claimed_and_listed() {
     );
     assert!(!core.people.belongs(&core, owned.id, &stranger).await.expect("belongs"));
     for (id, holder) in [(second.id, &by_account), (guest.id, &stranger)] {
-        core.people.resign(id, holder).expect("resigned");
+        core.people.resign(&core, id, holder).await.expect("resigned");
     }
 }

@@ -84,6 +84,13 @@ impl TestServer {
         self.app.clone()
     }
 
+    /// As after a restart on the same database: new games against people
+    /// (the same rules, none in memory) behind a new router.
+    pub fn restart_people(&mut self) {
+        self.core.people = arbiter_ladder::people::People::new(self.core.people.rules());
+        self.app = app(self.core.clone());
+    }
+
     /// The application's core.
     pub fn core(&self) -> &Core {
         &self.core

@@ -88,17 +88,8 @@ impl Hall {
         if was_leading && !leading {
             self.hand_over(core).await;
         }
-        if leading && !was_leading {
-            // The leader before stopped or died: the games against people
-            // it was running are over (a stopping one wrote them already).
-            match crate::people::People::abort_left_over(core).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!("{n} games against people were left by the front end that led: aborted"),
-                Err(error) => {
-                    tracing::warn!(%error, "cannot close games against people left by the front end that led")
-                }
-            }
-        }
+        // Games against people the leader before left are resumed by this
+        // process's people games (`People::run`), not here.
     }
 
     /// Saves and releases every match this hall holds and forgets them

@@ -3,20 +3,37 @@
 //! ladder's per-move control, the person on the wall clock they chose.
 //!
 //! The referee plays the game ([`arbiter_referee::play_game_observed`]) on
-//! a blocking thread with the person as one entrant: the person's turn
-//! waits for a move sent from the site. A move is checked here first,
-//! against the revision it was made on and the legal squares, so a double
-//! click or a second tab cannot move twice and an illegal square changes
-//! nothing.
+//! a blocking thread with the person as one entrant (`game`): the
+//! person's turn waits for a move sent from the site. A move is checked
+//! here first (`moves`), against the revision it was made on and the
+//! legal squares, so a double click or a second tab cannot move twice and
+//! an illegal square changes nothing.
+//!
+//! The parts, by job: `start` starts games and resumes the ones no
+//! process holds, `live` is a game's state in memory and its view,
+//! `moves` the person's moves and resignations, `game` the referee's
+//! thread and the end's record, [`store`] the rows that carry a game
+//! across a restart, [`records`] the pages' queries, [`names`] guest names.
+//! Every part takes the [`Handles`] it uses, never the whole core.
 //!
 //! # Guarantees
 //!
-//! - Every game is a row of `people_games`, written when it starts and
-//!   when it ends; its replay (kind "human" for the person) re-runs the
-//!   bot's side byte for byte from the person's recorded moves.
+//! - Every game is a row of `people_games`, written when it starts, at
+//!   every move of the person (before the move is acknowledged: every
+//!   move so far, the person's clock left) and when it ends; its replay
+//!   (kind "human" for the person) re-runs the bot's side byte for byte
+//!   from the person's recorded moves.
+//! - Restarts lose nothing. A game is held by one process at a time
+//!   under a lease ([`store::LEASE_MS`]). A stopping server releases its
+//!   games ([`People::stop_all`]): their clocks stop, as no process holds
+//!   them. The process that leads next resumes every released game (and
+//!   one whose holder died, once its lease ran out): the referee plays it
+//!   again from its seed with the same module and settings, the person's
+//!   moves answered from the saved list, and the bot's replayed moves
+//!   checked against the saved ones (a game whose bot plays otherwise is
+//!   aborted with that reason), then the game goes on live. Its final
+//!   replay is the one an uninterrupted game with the same moves gives.
 //! - Never rated: no rating row is read or written.
-//! - A game this process did not finish (it stopped) is marked `aborted`
-//!   at the next start, with a notice; it is never silently lost.
 //! - A game belongs to its person: to whoever holds its key (a cookie of
 //!   the browser that started it) and, when a signed-in person started it
 //!   or claimed it ([`People::claim`]), to their account from any browser
@@ -26,26 +43,36 @@
 //!   games at once and [`PeopleRules::per_address_hour`] started per hour;
 //!   at most [`PeopleRules::games`] in all, which is the people games'
 //!   share of the sandbox ([`crate::budget::Budgets::people`]). Each limit
-//!   is taken in one atomic step before the game starts and given back
-//!   when its end is written (429 with `Retry-After` beyond them).
-//! - A stopping server writes every game it holds as `aborted` before it
-//!   exits ([`People::stop_all`]).
+//!   is taken in one atomic step before the game starts (or resumes) and
+//!   given back when its end (or its release) is written (429 with
+//!   `Retry-After` beyond them).
 
 pub mod board;
+mod game;
+mod live;
+mod moves;
+pub mod names;
 mod person;
+pub mod records;
+mod start;
+pub mod store;
 
-use crate::core::Core;
-use crate::db::now_ms;
+pub use names::{MAX_GUEST_NAME_CHARS, check_guest_name};
+pub use records::{
+    GameRow, Playable, PlayableBot, Whose, list, playable, playable_bots, replay, stderr_for_owner, tally_of_bot,
+};
+
 use crate::error::{Error, Result};
+use crate::handles::Handles;
 use crate::quota::{Full, Held, Quota};
-use arbiter_games::{FinishReason, Side, Variant};
-use arbiter_referee::{Entrant, MatchSettings, Progress, WasmBot, play_game_observed};
-use board::{Board, Square};
-use person::{Cores, Gated, Person};
+use arbiter_games::{Side, Variant};
+use board::Square;
+use live::Live;
+use person::Cores;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::watch;
 
 /// The limits on games against people.
@@ -202,6 +229,11 @@ pub enum Refused {
     /// Not a legal square now.
     #[error("illegal_move: {0} is not a legal square")]
     IllegalMove(String),
+    /// The game cannot take a move in this process now: the server is
+    /// stopping (the next one resumes the game), or the move could not be
+    /// saved. Trying again shortly is right.
+    #[error("unavailable: {0}")]
+    Unavailable(String),
 }
 
 impl Refused {
@@ -214,6 +246,7 @@ impl Refused {
             Refused::NotYourTurn => "not_your_turn",
             Refused::StaleRevision(_) => "stale_revision",
             Refused::IllegalMove(_) => "illegal_move",
+            Refused::Unavailable(_) => "unavailable",
         }
     }
 }
@@ -278,148 +311,10 @@ pub struct Tally {
     pub losses: i64,
 }
 
-/// The notice of a game the server stopped during.
+/// The notice of a game the server stopped during that could not be
+/// resumed (a row from before games were saved at every move).
 pub const ABORTED_NOTICE: &str =
     "The server restarted during this game, so it was aborted. It is not counted anywhere.";
-
-/// What a game is, live or stored: who plays what.
-struct Head {
-    id: i64,
-    bot: String,
-    variant: Variant,
-    person: String,
-    person_side: Side,
-    clock: Clock,
-}
-
-impl Head {
-    /// The view of this game at `board` after `moves`, as an ended game
-    /// shows it (nobody to move, no legal square, no clock, no result):
-    /// the caller fills in what it knows besides.
-    fn view(&self, board: &Board, moves: Vec<String>, status: &'static str, move_limit_ms: u64) -> GameView {
-        let counts = board.counts();
-        GameView {
-            id: self.id,
-            bot: self.bot.clone(),
-            variant: self.variant.to_string(),
-            person: self.person.clone(),
-            person_colour: board.side_name(self.person_side),
-            bot_colour: board.side_name(self.person_side.other()),
-            person_first: self.person_side == Side::First,
-            clock: self.clock.as_str().to_owned(),
-            status,
-            revision: u32::try_from(moves.len()).unwrap_or(u32::MAX),
-            to_move: None,
-            rows: board.rows(),
-            legal: Vec::new(),
-            counts: [
-                counts[self.person_side.index()],
-                counts[self.person_side.other().index()],
-            ],
-            clock_left_ms: None,
-            move_limit_ms,
-            move_left_ms: None,
-            moves,
-            result: None,
-            reason: None,
-            notice: None,
-        }
-    }
-}
-
-/// A live game.
-struct Live {
-    head: Head,
-    /// The stored form of the person's key ([`crate::auth::secret_hash`]).
-    key_hash: String,
-    idle_ms: u64,
-    state: Mutex<LiveState>,
-    /// Wakes the person's turn (a move, a resignation, a stop).
-    wake: Condvar,
-    /// Counts every change (a move, the person's turn opening, the end),
-    /// for pages that wait for one.
-    changes: watch::Sender<u64>,
-}
-
-struct LiveState {
-    board: Board,
-    /// The account the game belongs to, if any (set at the start, or when
-    /// a guest claims it).
-    user_id: Option<i64>,
-    /// Every move accepted, in order: their number is the revision.
-    moves: Vec<String>,
-    waiting: bool,
-    reply: Option<String>,
-    clock_left_ms: Option<u64>,
-    turn_started: Option<Instant>,
-    resigned: bool,
-    stopping: bool,
-    ended: Option<Ended>,
-}
-
-#[derive(Clone, Debug)]
-struct Ended {
-    status: &'static str,
-    result: Option<&'static str>,
-    reason: String,
-    notice: Option<String>,
-    at: Instant,
-}
-
-impl Live {
-    fn lock(&self) -> MutexGuard<'_, LiveState> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Tells waiting pages that the game changed.
-    fn changed(&self) {
-        self.changes.send_modify(|n| *n += 1);
-    }
-
-    /// The moves so far: the revision a move is made on.
-    fn revision(state: &LiveState) -> u32 {
-        u32::try_from(state.moves.len()).unwrap_or(u32::MAX)
-    }
-
-    /// Whether `key` is this game's person's.
-    fn is_key(&self, key: &str) -> bool {
-        crate::auth::same_secret(&self.key_hash, &crate::auth::secret_hash(key))
-    }
-
-    /// Whether `holder` holds this game's key or is its account.
-    fn is_person(&self, holder: &Holder) -> bool {
-        holder.key.as_deref().is_some_and(|key| self.is_key(key))
-            || holder.user_id.is_some_and(|user| self.lock().user_id == Some(user))
-    }
-
-    fn view(&self) -> GameView {
-        let state = self.lock();
-        let head = &self.head;
-        let mut view = head.view(&state.board, state.moves.clone(), "running", self.idle_ms);
-        let to_move = state.board.to_move();
-        let person_to_move = state.ended.is_none() && state.waiting && to_move == Some(head.person_side);
-        if let Some(ended) = &state.ended {
-            view.status = ended.status;
-            view.result = ended.result;
-            view.reason = Some(ended.reason.clone());
-            view.notice = ended.notice.clone();
-        } else {
-            view.to_move = to_move.map(|side| if side == head.person_side { "person" } else { "bot" });
-        }
-        if person_to_move {
-            view.legal = state.board.legal();
-        }
-        let thought = match (person_to_move, state.turn_started) {
-            (true, Some(started)) => Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)),
-            _ => None,
-        };
-        view.clock_left_ms = state
-            .clock_left_ms
-            .map(|left| left.saturating_sub(thought.unwrap_or(0)));
-        view.move_left_ms = thought.map(|spent| self.idle_ms.saturating_sub(spent));
-        view
-    }
-}
 
 /// The games people are playing in this process (cheap to clone; clones
 /// share them).
@@ -429,14 +324,19 @@ pub struct People {
 }
 
 struct Inner {
+    /// This process's name on the games it holds (`people_games.hall`).
+    id: String,
     rules: PeopleRules,
     games: Mutex<HashMap<i64, Arc<Live>>>,
     cores: Arc<Cores>,
     /// Games being played, per client and in all: a place is taken before
-    /// anything else is done for a new game and held until it is recorded.
+    /// anything else is done for a new (or resumed) game and held until
+    /// its end or its release is written.
     places: Quota,
     /// Waits on `/play/{id}/state`, per client and in all.
     waits: Quota,
+    /// Set by [`People::stop_all`]: no game starts or resumes here any more.
+    closed: AtomicBool,
 }
 
 /// Long-polls of game pages one client may hold at once.
@@ -447,6 +347,7 @@ pub const WAITS_IN_ALL: usize = 512;
 impl std::fmt::Debug for People {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("People")
+            .field("id", &self.inner.id)
             .field("rules", &self.inner.rules)
             .finish_non_exhaustive()
     }
@@ -462,15 +363,24 @@ impl People {
     /// No games yet, with `rules`.
     pub fn new(rules: PeopleRules) -> People {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let mut random = [0u8; 8];
+        let _ = getrandom::fill(&mut random);
         People {
             inner: Arc::new(Inner {
+                id: format!("people-{}-{:016x}", std::process::id(), u64::from_le_bytes(random)),
                 rules,
                 games: Mutex::new(HashMap::new()),
                 cores: Arc::new(Cores::new(cores)),
                 places: Quota::new(rules.per_address, rules.games),
                 waits: Quota::new(WAITS_PER_CLIENT, WAITS_IN_ALL),
+                closed: AtomicBool::new(false),
             }),
         }
+    }
+
+    /// This process's name on the games it holds (`people_games.hall`).
+    pub fn id(&self) -> &str {
+        &self.inner.id
     }
 
     fn games(&self) -> MutexGuard<'_, HashMap<i64, Arc<Live>>> {
@@ -481,166 +391,17 @@ impl People {
         self.games().get(&id).cloned()
     }
 
-    /// Marks the games an earlier process left running as aborted, with
-    /// the notice; returns how many. Call once at start.
-    pub async fn abort_left_over(core: &crate::handles::Handles) -> Result<u64> {
-        let done = sqlx::query(
-            "UPDATE people_games SET status = 'aborted', reason = 'server_restart', finished_ms = $1 \
-             WHERE status = 'running'",
-        )
-        .bind(now_ms())
-        .execute(&core.db.pool)
-        .await?;
-        Ok(done.rows_affected())
+    fn is_closed(&self) -> bool {
+        self.inner.closed.load(Ordering::SeqCst)
     }
 
-    /// Starts a game: the bot must be active, sandboxed, play the variant
-    /// and allow games against people; the address must be within its
-    /// limits.
-    pub async fn start(&self, core: &Core, new: NewGame) -> Result<Started> {
-        let rules = self.inner.rules;
-        let variant = new.variant;
-        if variant.is_tick_based() {
-            return Err(Error::Invalid(
-                "games against people are tic-tac-toe or Othello".to_owned(),
-            ));
-        }
-        let row: Option<(i64, String, String, i64)> = sqlx::query_as(
-            "SELECT v.id, v.sha256, b.name, b.people_play FROM bots b \
-             JOIN versions v ON v.bot_id = b.id \
-             JOIN version_ladders vl ON vl.version_id = v.id \
-             WHERE b.name_key = $1 AND b.retired = 0 AND v.status = 'active' AND v.remote_url IS NULL \
-               AND v.agent = 0 AND vl.ladder = $2 \
-             ORDER BY v.number DESC LIMIT 1",
-        )
-        .bind(new.bot.to_lowercase())
-        .bind(variant.to_string())
-        .fetch_optional(&core.db.pool)
-        .await?;
-        let Some((version_id, sha256, bot, allowed)) = row else {
-            return Err(Error::Invalid(format!(
-                "{} has no active sandboxed version that plays {variant}",
-                new.bot
-            )));
-        };
-        if allowed == 0 {
-            return Err(Error::Invalid(format!(
-                "{bot}'s owner does not allow games against people"
-            )));
-        }
-        let person = match new.user_id {
-            Some(_) => new.person.trim().to_owned(),
-            None => format!("{} (guest)", check_guest_name(&new.person)?),
-        };
-        // The place first, in one step with its count: a crowd of starts
-        // from one client, or from many, can never pass the limits.
-        let place = self
-            .inner
-            .places
-            .take(&new.address)
-            .map_err(|full| Error::RateLimited {
-                message: match full {
-                    Full::Key(n) => format!("at most {n} games at once from one address: finish one first"),
-                    Full::Total(_) => {
-                        "the server is playing as many games against people as it can: try again soon".to_owned()
-                    }
-                },
-                retry_after_s: 30,
-            })?;
-        crate::auth::rate_limit(
-            &core.db,
-            &format!("people:{}", new.address),
-            rules.per_address_hour,
-            3_600_000,
-        )
-        .await?;
-
-        let mut random = [0u8; 9];
-        getrandom::fill(&mut random).map_err(|e| Error::Host(format!("no randomness: {e}")))?;
-        let seed = u64::from_le_bytes(random[..8].try_into().unwrap_or_default()) >> 1;
-        let person_side = new
-            .side
-            .unwrap_or(if random[8] & 1 == 0 { Side::First } else { Side::Second });
-        let key = crate::auth::new_secret()?;
-        let board = Board::start(variant, seed, new.random_opening)
-            .ok_or_else(|| Error::Invalid("games against people are tic-tac-toe or Othello".to_owned()))?;
-        let time = crate::ladders::time_control(&core.db, variant).await?;
-        let key_hash = crate::auth::secret_hash(&key);
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO people_games (version_id, variant, person, user_id, person_side, clock_ms, seed, \
-               random_opening, status, created_ms, key_hash) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'running', $9, $10) RETURNING id",
-        )
-        .bind(version_id)
-        .bind(variant.to_string())
-        .bind(&person)
-        .bind(new.user_id)
-        .bind(i64::from(u8::from(person_side)))
-        .bind(new.clock.ms().map(|ms| ms as i64))
-        .bind(seed as i64)
-        .bind(i64::from(new.random_opening))
-        .bind(now_ms())
-        .bind(&key_hash)
-        .fetch_one(&core.db.pool)
-        .await?;
-
-        let live = Arc::new(Live {
-            head: Head {
-                id,
-                bot,
-                variant,
-                person,
-                person_side,
-                clock: new.clock,
-            },
-            key_hash: key_hash.clone(),
-            idle_ms: rules.idle_ms,
-            state: Mutex::new(LiveState {
-                board,
-                user_id: new.user_id,
-                moves: Vec::new(),
-                waiting: false,
-                reply: None,
-                clock_left_ms: new.clock.ms(),
-                turn_started: None,
-                resigned: false,
-                stopping: false,
-                ended: None,
-            }),
-            wake: Condvar::new(),
-            changes: watch::channel(0).0,
-        });
-        self.games().insert(id, live.clone());
-
-        let mut settings = MatchSettings::new(variant, seed);
-        settings.match_id = u64::try_from(id).unwrap_or_default();
-        settings.budget = time.budget();
-        settings.fuel_per_ms = Some(time.fuel_per_ms);
-        settings.standard_opening = !new.random_opening;
-        let (people, core2) = (self.clone(), core.clone());
-        // The game on a blocking thread; its end is written from here, on
-        // the runtime, which a stopping server waits for (`stop_all`).
-        tokio::spawn(async move {
-            let playing = {
-                let (people, core, live) = (people.clone(), core2.clone(), live.clone());
-                tokio::task::spawn_blocking(move || play(&core, &people, &live, &settings, &sha256))
-            };
-            let outcome = playing
-                .await
-                .unwrap_or_else(|e| Err(format!("the game's thread failed: {e}")));
-            people.finish(&core2, &live, outcome).await;
-            drop(place);
-        });
-        Ok(Started { id, key })
-    }
-
-    /// The game `id` as its page shows it: live from memory, or ended from
-    /// its row and replay.
-    pub async fn view(&self, core: &Core, id: i64) -> Result<Option<GameView>> {
-        if let Some(live) = self.live(id) {
+    /// The game `id` as its page shows it: live from memory (resumed here
+    /// first if it is running and no process holds it), or from its row.
+    pub async fn view(&self, core: &Handles, id: i64) -> Result<Option<GameView>> {
+        if let Some(live) = self.live_or_resumed(core, id).await? {
             return Ok(Some(live.view()));
         }
-        stored_view(core, id, self.inner.rules.idle_ms).await
+        records::stored_view(core, id, self.inner.rules.idle_ms).await
     }
 
     /// Game `id`'s change counter, while it is in memory: it moves on
@@ -672,141 +433,8 @@ impl People {
         (self.inner.places.held(), self.inner.places.total())
     }
 
-    /// Whether `holder` is the person of game `id` while it is played:
-    /// they hold its key, or it belongs to their account.
-    pub fn is_person(&self, id: i64, holder: &Holder) -> bool {
-        self.live(id).is_some_and(|live| live.is_person(holder))
-    }
-
-    /// Whether `holder` is game `id`'s person, live or ended: they hold
-    /// its key, or it belongs to their account.
-    pub async fn belongs(&self, core: &Core, id: i64, holder: &Holder) -> Result<bool> {
-        if let Some(live) = self.live(id) {
-            return Ok(live.is_person(holder));
-        }
-        let stored: Option<(Option<String>, Option<i64>)> =
-            sqlx::query_as("SELECT key_hash, user_id FROM people_games WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&core.db.pool)
-                .await?;
-        let Some((hash, owner)) = stored else {
-            return Ok(false);
-        };
-        let by_key = match (hash, holder.key.as_deref()) {
-            (Some(hash), Some(key)) => crate::auth::same_secret(&hash, &crate::auth::secret_hash(key)),
-            _ => false,
-        };
-        Ok(by_key || (owner.is_some() && owner == holder.user_id))
-    }
-
-    /// Gives the game `id` whose key `key` is to account `user_id`, if it
-    /// belongs to no account yet (a guest who signed in); the game may be
-    /// running or over. Returns whether it now belongs to `user_id`.
-    pub async fn claim(&self, core: &Core, id: i64, key: &str, user_id: i64) -> Result<bool> {
-        if let Some(live) = self.live(id) {
-            if !live.is_key(key) {
-                return Ok(false);
-            }
-            let mut state = live.lock();
-            match state.user_id {
-                Some(owner) => return Ok(owner == user_id),
-                None => state.user_id = Some(user_id),
-            }
-        }
-        let hash = crate::auth::secret_hash(key);
-        let stored: Option<(Option<String>, Option<i64>)> =
-            sqlx::query_as("SELECT key_hash, user_id FROM people_games WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&core.db.pool)
-                .await?;
-        let Some((Some(stored_hash), owner)) = stored else {
-            return Ok(false);
-        };
-        if !crate::auth::same_secret(&stored_hash, &hash) {
-            return Ok(false);
-        }
-        if let Some(owner) = owner {
-            return Ok(owner == user_id);
-        }
-        let done = sqlx::query("UPDATE people_games SET user_id = $1 WHERE id = $2 AND user_id IS NULL")
-            .bind(user_id)
-            .bind(id)
-            .execute(&core.db.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    /// Game `id`, if `holder` is its person.
-    fn person_game(&self, id: i64, holder: &Holder) -> std::result::Result<Arc<Live>, Refused> {
-        let live = self.live(id).ok_or(Refused::NoGame(id))?;
-        if !live.is_person(holder) {
-            return Err(Refused::NotYourGame);
-        }
-        Ok(live)
-    }
-
-    /// Plays `square` for the person `holder`, on the position of
-    /// `revision`. Returns the new revision.
-    pub fn play_move(
-        &self,
-        id: i64,
-        holder: &Holder,
-        revision: u32,
-        square: &str,
-    ) -> std::result::Result<u32, Refused> {
-        let live = self.person_game(id, holder)?;
-        let mut state = live.lock();
-        if state.ended.is_some() {
-            return Err(Refused::Over);
-        }
-        if revision != Live::revision(&state) {
-            return Err(Refused::StaleRevision(Live::revision(&state)));
-        }
-        if !state.waiting || state.reply.is_some() {
-            return Err(Refused::NotYourTurn);
-        }
-        let line = state
-            .board
-            .reply_for(square)
-            .ok_or_else(|| Refused::IllegalMove(square.chars().take(16).collect()))?;
-        let name = square.trim().to_ascii_lowercase();
-        state.board.apply(&name);
-        state.moves.push(name);
-        state.waiting = false;
-        state.reply = Some(line);
-        let revision = Live::revision(&state);
-        drop(state);
-        live.wake.notify_all();
-        live.changed();
-        Ok(revision)
-    }
-
-    /// Resigns game `id` for the person `holder` (on their turn or the
-    /// bot's: the game ends at the person's next turn, at once when it is
-    /// theirs).
-    pub fn resign(&self, id: i64, holder: &Holder) -> std::result::Result<(), Refused> {
-        let live = self.person_game(id, holder)?;
-        let mut state = live.lock();
-        if state.ended.is_some() {
-            return Err(Refused::Over);
-        }
-        state.resigned = true;
-        drop(state);
-        live.wake.notify_all();
-        Ok(())
-    }
-
-    /// Ends every live game as the server stops: each becomes `aborted`
-    /// (written by its own task; [`People::written`] waits for them).
-    pub fn stop_all(&self) {
-        for live in self.games().values() {
-            live.lock().stopping = true;
-            live.wake.notify_all();
-        }
-    }
-
     /// Waits (at most `within`) until every game being played has its end
-    /// written; returns how many were still unwritten then.
+    /// or its release written; returns how many were still unwritten then.
     pub async fn written(&self, within: std::time::Duration) -> usize {
         let deadline = tokio::time::Instant::now() + within;
         loop {
@@ -823,493 +451,5 @@ impl People {
         let keep = std::time::Duration::from_millis(self.inner.rules.keep_ended_ms);
         self.games()
             .retain(|_, live| live.lock().ended.as_ref().is_none_or(|e| e.at.elapsed() < keep));
-    }
-
-    /// Records how game `live` ended.
-    async fn finish(&self, core: &Core, live: &Live, outcome: std::result::Result<Finished, String>) {
-        let ended = match outcome {
-            Ok(finished) => {
-                let result = match finished.winner {
-                    Some(side) if side == live.head.person_side => Some("person"),
-                    Some(_) => Some("bot"),
-                    None => None,
-                };
-                let written = record(core, live.head.id, result, &finished).await;
-                if let Err(error) = written {
-                    tracing::warn!(id = live.head.id, %error, "cannot record the game against a person");
-                }
-                Ended {
-                    status: "finished",
-                    result: Some(result.unwrap_or("draw")),
-                    reason: finished.reason.as_str().to_owned(),
-                    notice: None,
-                    at: Instant::now(),
-                }
-            }
-            Err(why) => {
-                tracing::warn!(id = live.head.id, %why, "a game against a person was aborted");
-                let stopping = live.lock().stopping;
-                let (reason, notice) = if stopping {
-                    ("server_restart", ABORTED_NOTICE.to_owned())
-                } else {
-                    (
-                        "host_failure",
-                        format!("The server could not run the bot, so the game was aborted: {why}"),
-                    )
-                };
-                let written = sqlx::query(
-                    "UPDATE people_games SET status = 'aborted', reason = $1, finished_ms = $2 WHERE id = $3",
-                )
-                .bind(reason)
-                .bind(now_ms())
-                .bind(live.head.id)
-                .execute(&core.db.pool)
-                .await;
-                if let Err(error) = written {
-                    tracing::warn!(id = live.head.id, %error, "cannot mark the game against a person aborted");
-                }
-                Ended {
-                    status: "aborted",
-                    result: None,
-                    reason: reason.to_owned(),
-                    notice: Some(notice),
-                    at: Instant::now(),
-                }
-            }
-        };
-        live.lock().ended = Some(ended);
-        live.changed();
-        self.sweep();
-    }
-}
-
-/// A played game, ready to record.
-struct Finished {
-    winner: Option<Side>,
-    reason: FinishReason,
-    replay: Vec<u8>,
-    stderr: String,
-}
-
-/// Plays game `live` through the referee (blocking).
-fn play(
-    core: &Core,
-    people: &People,
-    live: &Arc<Live>,
-    settings: &MatchSettings,
-    sha256: &str,
-) -> std::result::Result<Finished, String> {
-    let module = core.load_module(sha256)?;
-    let bot = Gated {
-        bot: Box::new(WasmBot::new(core.sandbox.clone(), module, live.head.bot.clone())),
-        cores: people.inner.cores.clone(),
-    };
-    let person = Person { live: live.clone() };
-    let entrants: [&dyn Entrant; 2] = [&person, &bot];
-    // Participant 0 is the person.
-    let sides = if live.head.person_side == Side::First {
-        [0, 1]
-    } else {
-        [1, 0]
-    };
-    let bot_side = live.head.person_side.other();
-    let mut observe = |_game: u8, progress: Progress<'_>| {
-        if let Progress::Turn(turn) = progress
-            && turn.side == bot_side
-        {
-            let mut state = live.lock();
-            let LiveState { board, moves, .. } = &mut *state;
-            if board.play_turn(turn, moves) {
-                drop(state);
-                live.changed();
-            }
-        }
-    };
-    let played = play_game_observed(settings, entrants, sides, &mut observe).map_err(|e| e.to_string())?;
-    let game = played
-        .replay
-        .games
-        .first()
-        .ok_or_else(|| "the referee played no game".to_owned())?;
-    let winner = played.replay.result.winner.map(|participant| {
-        // Participant 0 (the person) plays `live.head.person_side`.
-        if participant == 0 {
-            live.head.person_side
-        } else {
-            bot_side
-        }
-    });
-    let stderr = String::from_utf8_lossy(&played.logs[1][0]).into_owned();
-    Ok(Finished {
-        winner,
-        reason: game.reason,
-        replay: played.replay.to_json(),
-        stderr,
-    })
-}
-
-/// Writes an ended game's result, replay and the bot's stderr.
-async fn record(core: &Core, id: i64, winner: Option<&str>, finished: &Finished) -> Result<()> {
-    let json = finished.replay.clone();
-    let stored = core
-        .blobs
-        .run(move |blobs| crate::replays::prepare(blobs, &json))
-        .await
-        .map_err(|e| Error::Host(format!("cannot store the replay: {e}")))?;
-    let mut tx = core.db.begin_write().await?;
-    crate::replays::insert(&mut *tx, &stored).await?;
-    sqlx::query(
-        "UPDATE people_games SET status = 'finished', winner = $1, reason = $2, replay_sha256 = $3, stderr = $4, \
-           finished_ms = $5 WHERE id = $6",
-    )
-    .bind(winner)
-    .bind(finished.reason.as_str())
-    .bind(&stored.sha256)
-    .bind(&finished.stderr)
-    .bind(now_ms())
-    .bind(id)
-    .execute(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok(())
-}
-
-/// A `people_games` row as a page reads it.
-#[derive(sqlx::FromRow)]
-struct StoredGame {
-    bot: String,
-    variant: String,
-    person: String,
-    person_side: i64,
-    clock_ms: Option<i64>,
-    seed: i64,
-    random_opening: i64,
-    status: String,
-    winner: Option<String>,
-    reason: Option<String>,
-    replay_sha256: Option<String>,
-}
-
-/// Game `id` from its row (and replay, for the board), once it has left
-/// memory.
-async fn stored_view(core: &Core, id: i64, move_limit_ms: u64) -> Result<Option<GameView>> {
-    let row: Option<StoredGame> = sqlx::query_as(
-        "SELECT b.name AS bot, p.variant, p.person, p.person_side, p.clock_ms, p.seed, p.random_opening, p.status, \
-           p.winner, p.reason, p.replay_sha256 \
-         FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
-         WHERE p.id = $1",
-    )
-    .bind(id)
-    .fetch_optional(&core.db.pool)
-    .await?;
-    let Some(StoredGame {
-        bot,
-        variant,
-        person,
-        person_side: side,
-        clock_ms,
-        seed,
-        random_opening,
-        status,
-        winner,
-        reason,
-        replay_sha256: replay,
-    }) = row
-    else {
-        return Ok(None);
-    };
-    let Ok(parsed) = variant.parse::<Variant>() else {
-        return Ok(None);
-    };
-    let Some(mut board) = Board::start(parsed, seed as u64, random_opening != 0) else {
-        return Ok(None);
-    };
-    let mut moves = Vec::new();
-    if let Some(key) = replay
-        && let Some(json) = crate::replays::read(&core.db, &core.blobs, &key).await?
-        && let Ok(replay) = arbiter_referee::Replay::from_json(&json)
-        && let Some(game) = replay.games.first()
-    {
-        for turn in &game.turns {
-            board.play_turn(turn, &mut moves);
-        }
-    }
-    let head = Head {
-        id,
-        bot,
-        variant: parsed,
-        person,
-        person_side: if side == 0 { Side::First } else { Side::Second },
-        clock: Clock::ALL
-            .into_iter()
-            .find(|c| c.ms().map(|ms| ms as i64) == clock_ms)
-            .unwrap_or(Clock::Untimed),
-    };
-    let status = match status.as_str() {
-        "finished" => "finished",
-        "running" => "running",
-        _ => "aborted",
-    };
-    let mut view = head.view(&board, moves, status, move_limit_ms);
-    view.result = match (status, winner.as_deref()) {
-        ("finished", Some("person")) => Some("person"),
-        ("finished", Some("bot")) => Some("bot"),
-        ("finished", _) => Some("draw"),
-        _ => None,
-    };
-    view.notice = (status == "aborted").then(|| match reason.as_deref() {
-        Some("server_restart") | None => ABORTED_NOTICE.to_owned(),
-        Some(other) => format!("The game was aborted ({other})."),
-    });
-    view.reason = reason;
-    Ok(Some(view))
-}
-
-/// A bot's finished games against people, counted from the bot's side.
-pub async fn tally_of_bot(db: &crate::db::Db, bot: &str) -> Result<Tally> {
-    let (wins, draws, losses): (Option<i64>, Option<i64>, Option<i64>) = sqlx::query_as(
-        "SELECT SUM(CASE WHEN p.winner = 'bot' THEN 1 ELSE 0 END), \
-                SUM(CASE WHEN p.winner IS NULL THEN 1 ELSE 0 END), \
-                SUM(CASE WHEN p.winner = 'person' THEN 1 ELSE 0 END) \
-         FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
-         WHERE b.name_key = $1 AND p.status = 'finished'",
-    )
-    .bind(bot.to_lowercase())
-    .fetch_one(&db.pool)
-    .await?;
-    Ok(Tally {
-        wins: wins.unwrap_or(0),
-        draws: draws.unwrap_or(0),
-        losses: losses.unwrap_or(0),
-    })
-}
-
-/// Whose games [`list`] lists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Whose<'a> {
-    /// The games that belong to account `0` (started signed in, or claimed).
-    Account(i64),
-    /// The games against the bot of this name (any of its versions).
-    Bot(&'a str),
-}
-
-/// One game in a list of people games ([`list`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, sqlx::FromRow)]
-pub struct GameRow {
-    /// The game's id (its page is `/play/{id}`).
-    pub id: i64,
-    /// The bot's name.
-    pub bot: String,
-    /// Its variant (`tictactoe:standard`, `othello:std`, …).
-    pub variant: String,
-    /// The person's name as the game shows it.
-    pub person: String,
-    /// The account it belongs to (its user page's name), if any and not
-    /// deleted.
-    pub account: Option<String>,
-    /// `running`, `finished` or `aborted`.
-    pub status: String,
-    /// `person`, `bot`, or `None` (a draw, unfinished or aborted).
-    pub winner: Option<String>,
-    /// Why it ended.
-    pub reason: Option<String>,
-    /// When it started (Unix ms).
-    pub created_ms: i64,
-    /// When it ended (Unix ms), if it has.
-    pub finished_ms: Option<i64>,
-}
-
-/// The latest `limit` people games of `whose`: the running ones first,
-/// then the ended ones, newest first within each. Retired bots' games are
-/// listed too (they happened).
-pub async fn list(db: &crate::db::Db, whose: Whose<'_>, limit: i64) -> Result<Vec<GameRow>> {
-    const SELECT: &str = "SELECT p.id, b.name AS bot, p.variant, p.person, u.name AS account, p.status, p.winner, \
-           p.reason, p.created_ms, p.finished_ms \
-         FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
-         LEFT JOIN users u ON u.id = p.user_id";
-    const ORDER: &str = "ORDER BY CASE WHEN p.status = 'running' THEN 0 ELSE 1 END, p.id DESC LIMIT $2";
-    let query = match whose {
-        Whose::Account(user_id) => {
-            sqlx::query_as::<_, GameRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE p.user_id = $1 {ORDER}")))
-                .bind(user_id)
-        }
-        Whose::Bot(name) => {
-            sqlx::query_as::<_, GameRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE b.name_key = $1 {ORDER}")))
-                .bind(name.to_lowercase())
-        }
-    };
-    let mut games = query.bind(limit).fetch_all(&db.pool).await?;
-    for game in &mut games {
-        // A deleted account has no page.
-        game.account = game.account.take().filter(|name| name != crate::accounts::DELETED_NAME);
-    }
-    Ok(games)
-}
-
-/// A bot people may play now: its name, and the ladders (variants) it
-/// plays that a person can play.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PlayableBot {
-    /// The bot's name (its choice page is `/bots/{name}/play`).
-    pub bot: String,
-    /// Tic-tac-toe and the Othello modes it plays, sorted.
-    pub variants: Vec<String>,
-}
-
-/// Every bot people may play now (its owner allows it, and its active
-/// version runs sandboxed on a board game's ladder), by name.
-pub async fn playable_bots(core: &Core) -> Result<Vec<PlayableBot>> {
-    let rows: Vec<(String, String)> = sqlx::query_as(
-        "SELECT DISTINCT b.name, vl.ladder FROM bots b \
-         JOIN versions v ON v.bot_id = b.id AND v.status = 'active' AND v.remote_url IS NULL AND v.agent = 0 \
-         JOIN version_ladders vl ON vl.version_id = v.id \
-         WHERE b.retired = 0 AND b.people_play <> 0 \
-         ORDER BY b.name, vl.ladder",
-    )
-    .fetch_all(&core.db.pool)
-    .await?;
-    let mut bots: Vec<PlayableBot> = Vec::new();
-    for (bot, ladder) in rows {
-        let Ok(variant) = ladder.parse::<Variant>() else {
-            continue;
-        };
-        if variant.is_tick_based() {
-            continue;
-        }
-        match bots.last_mut() {
-            Some(last) if last.bot == bot => last.variants.push(ladder),
-            _ => bots.push(PlayableBot {
-                bot,
-                variants: vec![ladder],
-            }),
-        }
-    }
-    Ok(bots)
-}
-
-/// The replay JSON of ended game `id`, if it has one.
-pub async fn replay(core: &Core, id: i64) -> Result<Option<Vec<u8>>> {
-    let key: Option<Option<String>> = sqlx::query_scalar("SELECT replay_sha256 FROM people_games WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&core.db.pool)
-        .await?;
-    match key.flatten() {
-        Some(key) => crate::replays::read(&core.db, &core.blobs, &key).await,
-        None => Ok(None),
-    }
-}
-
-/// The bot's stderr in game `id`, for the bot's owner `user_id` only.
-pub async fn stderr_for_owner(core: &Core, id: i64, user_id: i64) -> Result<Option<String>> {
-    let row: Option<Option<String>> = sqlx::query_scalar(
-        "SELECT p.stderr FROM people_games p JOIN versions v ON v.id = p.version_id JOIN bots b ON b.id = v.bot_id \
-         WHERE p.id = $1 AND b.owner_id = $2",
-    )
-    .bind(id)
-    .bind(user_id)
-    .fetch_optional(&core.db.pool)
-    .await?;
-    Ok(row.map(Option::unwrap_or_default))
-}
-
-/// What a person may play against a bot: its name as registered, the
-/// variants its active sandboxed version plays (skirmish left out), and
-/// whether its owner allows games against people.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Playable {
-    /// The bot's name.
-    pub bot: String,
-    /// Tic-tac-toe and the Othello modes it plays.
-    pub variants: Vec<Variant>,
-    /// The owner's consent.
-    pub allowed: bool,
-}
-
-/// What a person may play against `bot`; `None` if there is no such bot.
-pub async fn playable(core: &Core, bot: &str) -> Result<Option<Playable>> {
-    let rows: Vec<(String, i64, Option<String>)> = sqlx::query_as(
-        "SELECT b.name, b.people_play, vl.ladder FROM bots b \
-         LEFT JOIN versions v ON v.bot_id = b.id AND v.status = 'active' AND v.remote_url IS NULL AND v.agent = 0 \
-         LEFT JOIN version_ladders vl ON vl.version_id = v.id \
-         WHERE b.name_key = $1 AND b.retired = 0",
-    )
-    .bind(bot.to_lowercase())
-    .fetch_all(&core.db.pool)
-    .await?;
-    let Some((name, allowed, _)) = rows.first().cloned() else {
-        return Ok(None);
-    };
-    let mut variants: Vec<Variant> = rows
-        .iter()
-        .filter_map(|(_, _, ladder)| ladder.as_deref()?.parse::<Variant>().ok())
-        .filter(|variant| !variant.is_tick_based())
-        .collect();
-    variants.sort_by_key(|variant| variant.to_string());
-    variants.dedup();
-    Ok(Some(Playable {
-        bot: name,
-        variants,
-        allowed: allowed != 0,
-    }))
-}
-
-/// Characters a guest name may not hold: bidirectional controls (which can
-/// make a name read as another) and invisible ones (zero-width spaces and
-/// joiners, word joiners, the byte-order mark, the soft hyphen).
-fn hidden_or_bidi(c: char) -> bool {
-    matches!(c,
-        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
-        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
-        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
-        | '\u{FFF9}'..='\u{FFFB}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
-}
-
-/// The longest guest name, in characters (the " (guest)" the site adds is
-/// not counted).
-pub const MAX_GUEST_NAME_CHARS: usize = 32;
-
-/// A guest's name, trimmed (empty: "Guest"), or why it is refused: longer
-/// than [`MAX_GUEST_NAME_CHARS`], or holding control, bidirectional or
-/// invisible characters.
-pub fn check_guest_name(name: &str) -> Result<String> {
-    let name = name.trim();
-    if name.is_empty() {
-        return Ok("Guest".to_owned());
-    }
-    let chars = name.chars().count();
-    if chars > MAX_GUEST_NAME_CHARS {
-        return Err(Error::Invalid(format!(
-            "a guest name is at most {MAX_GUEST_NAME_CHARS} characters; this one has {chars}"
-        )));
-    }
-    if name.chars().any(|c| c.is_control() || hidden_or_bidi(c)) {
-        return Err(Error::Invalid(
-            "a guest name may not hold control, invisible or text-direction characters".to_owned(),
-        ));
-    }
-    Ok(name.to_owned())
-}
-
-#[cfg(test)]
-mod name_tests {
-    use super::*;
-
-    #[test]
-    fn guest_names_are_bounded_on_the_name_alone_and_free_of_hidden_characters() {
-        assert_eq!(check_guest_name("  ").expect("empty is Guest"), "Guest");
-        let longest = "x".repeat(MAX_GUEST_NAME_CHARS);
-        assert_eq!(check_guest_name(&longest).expect("32 characters pass"), longest);
-        assert!(check_guest_name(&"x".repeat(MAX_GUEST_NAME_CHARS + 1)).is_err());
-        assert_eq!(check_guest_name("Zoë 🦊").expect("letters and emoji pass"), "Zoë 🦊");
-        for bad in [
-            "abc\u{202E}cba",
-            "\u{200B}",
-            "\u{200B}\u{200C}\u{2060}",
-            "a\u{2066}b",
-            "a\u{FEFF}",
-            "a\nb",
-        ] {
-            assert!(check_guest_name(bad).is_err(), "{bad:?} must be refused");
-        }
     }
 }

@@ -2,7 +2,7 @@
 //! turn waits for the person's move (or the person's clock), and a bot
 //! whose turns wait for a free core.
 
-use super::Live;
+use super::live::{Live, LiveState};
 use arbiter_referee::{Answer, Entrant, EntrantInfo, Fault, GameSetup, Player, SpawnError, Spent, TurnError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -54,6 +54,13 @@ impl Player for PersonPlayer {
         }
         let live = &self.live;
         let mut state = live.lock();
+        if let Some(why) = &state.diverged {
+            return Err(fault(Fault::Host(why.clone())));
+        }
+        // A resumed game played again: the person's saved move, at once.
+        if let Some(replayed) = replayed_move(&mut state) {
+            return replayed.map(answer).map_err(|why| fault(Fault::Host(why)));
+        }
         if state.board.must_pass() {
             // Passes are the server's to make, as in FlipSight's rooms.
             state.board.apply("--");
@@ -64,7 +71,13 @@ impl Player for PersonPlayer {
             return Ok(answer(line));
         }
         let started = Instant::now();
-        let allowed = state.clock_left_ms.unwrap_or(u64::MAX).min(live.idle_ms);
+        // The clock and the move limit, less what the person spent on this
+        // turn before a restart.
+        let allowed = state
+            .clock_left_ms
+            .unwrap_or(u64::MAX)
+            .min(live.idle_ms)
+            .saturating_sub(state.turn_spent_ms);
         let deadline = started + Duration::from_millis(allowed);
         state.waiting = true;
         state.turn_started = Some(started);
@@ -73,34 +86,44 @@ impl Player for PersonPlayer {
         let mut state = live.lock();
         loop {
             if let Some(line) = state.reply.take() {
-                let used = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-                if let Some(left) = state.clock_left_ms.as_mut() {
-                    *left = left.saturating_sub(used);
-                }
+                // The move's time was counted when it was taken
+                // (`People::play_move`).
                 state.turn_started = None;
+                state.turn_spent_ms = 0;
                 return Ok(answer(line));
             }
             let now = Instant::now();
-            let stop = if state.stopping {
-                Some(Fault::Host("the server stopped during the game".to_owned()))
+            let stop = if state.saving {
+                // A move is being saved: it was made in time.
+                None
             } else if state.resigned {
                 Some(Fault::Resigned)
+            } else if state.stopping {
+                Some(Fault::Host("the server stopped during the game".to_owned()))
             } else if now >= deadline {
+                let thought = state.thought_ms();
                 if let Some(left) = state.clock_left_ms.as_mut() {
-                    *left = left.saturating_sub(allowed);
+                    *left = left.saturating_sub(thought);
                 }
                 Some(Fault::Timeout)
             } else {
                 None
             };
             if let Some(stop) = stop {
+                // What the person spent on this turn, for a release.
+                state.turn_spent_ms = state.thought_ms();
                 state.waiting = false;
                 state.turn_started = None;
                 return Err(fault(stop));
             }
+            let wait = if state.saving {
+                Duration::from_millis(50)
+            } else {
+                deadline.saturating_duration_since(now)
+            };
             state = live
                 .wake
-                .wait_timeout(state, deadline - now)
+                .wait_timeout(state, wait)
                 .map(|(guard, _)| guard)
                 .unwrap_or_else(|poisoned| poisoned.into_inner().0);
         }
@@ -109,6 +132,31 @@ impl Player for PersonPlayer {
     fn stderr(&self) -> Vec<u8> {
         Vec::new()
     }
+}
+
+/// The person's reply from the saved moves while a resumed game is played
+/// again (`None` once it has caught up), or why the saved move cannot be
+/// the person's here.
+fn replayed_move(state: &mut LiveState) -> Option<Result<String, String>> {
+    let mut replay = state.replay.take()?;
+    let at = replay.at;
+    let saved = state.moves.get(at)?.clone();
+    let line = if replay.board.must_pass() {
+        (saved == "--").then(|| replay.board.pass_reply())
+    } else {
+        replay.board.reply_for(&saved)
+    };
+    let Some(line) = line else {
+        let why = format!("the person's saved move {} ({saved}) is not legal there", at + 1);
+        state.diverged = Some(why.clone());
+        return Some(Err(why));
+    };
+    replay.board.apply(&saved);
+    replay.at += 1;
+    if replay.at < state.moves.len() {
+        state.replay = Some(replay);
+    }
+    Some(Ok(line))
 }
 
 /// At most this many bot moves of games against people think at once;
