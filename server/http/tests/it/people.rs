@@ -436,6 +436,63 @@ async fn a_restart_mid_game_resumes_it_where_it_was() {
     assert_eq!(held, None, "an ended game is held by nobody");
 }
 
+/// A process that died (it never released its game) keeps the game while
+/// its hold lasts; once the hold runs out the next process resumes it,
+/// and the old one can no longer move in it or write it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_game_whose_holder_died_is_resumed_once_its_hold_runs_out() {
+    let mut server = TestServer::start().await;
+    let dead = server.core().people.clone();
+    let _end = EndGames(dead.clone());
+    let (id, cookie) = start(&server, "tictactoe-random", "game=tictactoe&side=first&clock=untimed").await;
+    let state = settled(&server, id, &cookie).await;
+    let form = format!("revision={}&square=1-1", state["revision"]);
+    let answer = send(
+        &server,
+        Method::POST,
+        &format!("/play/{id}"),
+        Some(&cookie),
+        Some(&form),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    let before = settled(&server, id, &cookie).await;
+
+    // A new process; the old one never released the game.
+    server.restart_people();
+    let _end_fresh = EndGames(server.core().people.clone());
+    let people = &server.core().people;
+    assert_eq!(people.take_over(server.core()).await.expect("looked"), 0, "still held");
+    sqlx::query("UPDATE people_games SET held_until_ms = 1 WHERE id = $1")
+        .bind(id)
+        .execute(&server.core().db.pool)
+        .await
+        .expect("the hold runs out");
+    assert_eq!(people.take_over(server.core()).await.expect("resumed"), 1);
+    let after = settled(&server, id, &cookie).await;
+    for field in ["rows", "moves", "revision", "legal"] {
+        assert_eq!(after[field], before[field], "{field}");
+    }
+    // The old process's move is refused: the game is the new one's.
+    let key = cookie.split_once('=').expect("name=value").1.to_owned();
+    let holder = arbiter_ladder::people::Holder {
+        key: Some(key),
+        user_id: None,
+    };
+    let square = before["legal"][0].as_str().expect("a square");
+    let revision = u32::try_from(before["revision"].as_u64().expect("a revision")).expect("small");
+    let refused = dead.play_move(server.core(), id, &holder, revision, square).await;
+    assert!(
+        matches!(refused, Err(arbiter_ladder::people::Refused::Unavailable(_))),
+        "{refused:?}"
+    );
+    let end = play_out(&server, id, &cookie, |legal| legal[0].clone()).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    let replay = send(&server, Method::GET, &format!("/play/{id}/replay.json"), None, None).await;
+    let parsed = Replay::from_json(replay.body.as_bytes()).expect("a replay");
+    rerun(&server, &parsed).expect("the bot's side re-runs byte for byte");
+}
+
 /// A resumed game whose bot does not play as it did (here: a saved bot
 /// move forged in the row) is aborted with that reason, and its page says
 /// it could not be resumed.

@@ -78,8 +78,19 @@ impl People {
         let live = self
             .live_or_resumed(core, id)
             .await
-            .map_err(|e| Refused::Unavailable(format!("the game cannot be read now: {e}")))?
-            .ok_or(Refused::NoGame(id))?;
+            .map_err(|e| Refused::Unavailable(format!("the game cannot be read now: {e}")))?;
+        let Some(live) = live else {
+            // A running game another process still holds (its hold runs
+            // out, or it is being released): not gone, only not here yet.
+            let running = store::is_running(&core.db, id)
+                .await
+                .map_err(|e| Refused::Unavailable(format!("the game cannot be read now: {e}")))?;
+            return Err(if running {
+                Refused::Unavailable("the server is restarting: the game goes on in a moment".to_owned())
+            } else {
+                Refused::NoGame(id)
+            });
+        };
         if !live.is_person(holder) {
             return Err(Refused::NotYourGame);
         }

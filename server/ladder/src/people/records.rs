@@ -113,8 +113,19 @@ pub(super) async fn stored_view(core: &Handles, id: i64, move_limit_ms: u64) -> 
         Some(other) => format!("The game was aborted ({other})."),
     });
     view.reason = reason;
+    if status == "running" {
+        // No process plays it this moment (one stopped, the next resumes
+        // it): the position as saved, and why it waits.
+        view.to_move = board
+            .to_move()
+            .map(|side| if side == head.person_side { "person" } else { "bot" });
+        view.notice = Some(RESUMING_NOTICE.to_owned());
+    }
     Ok(Some(view))
 }
+
+/// The notice of a running game no process plays this moment.
+pub const RESUMING_NOTICE: &str = "The server is restarting: the game goes on where it was in a moment.";
 
 /// A bot's finished games against people, counted from the bot's side.
 pub async fn tally_of_bot(db: &crate::db::Db, bot: &str) -> Result<Tally> {

@@ -157,6 +157,15 @@ pub(super) async fn is_free(db: &Db, id: i64, now_ms: i64) -> Result<bool> {
     Ok(found.is_some())
 }
 
+/// Whether game `id` is running (held by any process, or none).
+pub(super) async fn is_running(db: &Db, id: i64) -> Result<bool> {
+    let found: Option<(i64,)> = sqlx::query_as("SELECT id FROM people_games WHERE id = $1 AND status = 'running'")
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(found.is_some())
+}
+
 /// Marks game `id` aborted for `reason` (a code the page explains), if
 /// it is still running and `hall` holds it.
 pub(super) async fn abort(db: &Db, id: i64, hall: &str, reason: &str) -> Result<()> {
