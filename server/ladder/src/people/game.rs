@@ -59,7 +59,8 @@ impl People {
         let hall = self.inner.id.as_str();
         let (stopping, mismatch) = {
             let state = live.lock();
-            let unfinished = state.replay.as_ref().map(|replay| {
+            // Over before all its saved moves were played again.
+            let unfinished = state.replay.as_ref().filter(|_| outcome.is_ok()).map(|replay| {
                 format!(
                     "the game ended after {} of its {} saved moves",
                     replay.at,

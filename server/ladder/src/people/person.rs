@@ -57,7 +57,11 @@ impl Player for PersonPlayer {
         if let Some(why) = &state.diverged {
             return Err(fault(Fault::Host(why.clone())));
         }
-        // A resumed game played again: the person's saved move, at once.
+        // A resumed game played again: the person's saved move, at once
+        // (or, at a stop, released again as it was saved).
+        if state.replay.is_some() && state.stopping {
+            return Err(fault(Fault::Host("the server stopped during the game".to_owned())));
+        }
         if let Some(replayed) = replayed_move(&mut state) {
             return replayed.map(answer).map_err(|why| fault(Fault::Host(why)));
         }

@@ -308,7 +308,8 @@ impl People {
             if *stop.borrow() || self.is_closed() {
                 return;
             }
-            if let Err(error) = store::renew(&core.db, &self.inner.id, now_ms() + store::LEASE_MS).await {
+            let holding = !self.games().is_empty();
+            if holding && let Err(error) = store::renew(&core.db, &self.inner.id, now_ms() + store::LEASE_MS).await {
                 tracing::warn!(%error, "cannot renew the hold on this process's games against people");
             }
             if leading() {
