@@ -3,7 +3,7 @@
 //! released at a stop, or cannot be resumed ([`People::finish`]).
 
 use super::live::{Ended, Live, LiveState};
-use super::person::{Cores, Gated, Person};
+use super::person::{Cpus, Gated, Person};
 use super::{People, store};
 use crate::db::now_ms;
 use crate::error::{Error, Result};
@@ -153,7 +153,7 @@ pub(super) struct Finished {
 /// saved ones as they come ([`LiveState::replay`]).
 fn play(
     core: &Handles,
-    cores: &Arc<Cores>,
+    cores: &Arc<Cpus>,
     live: &Arc<Live>,
     settings: &MatchSettings,
     sha256: &str,

@@ -68,7 +68,7 @@ use crate::quota::{Full, Held, Quota};
 use arbiter_games::{Side, Variant};
 use board::Square;
 use live::Live;
-use person::Cores;
+use person::Cpus;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -328,7 +328,7 @@ struct Inner {
     id: String,
     rules: PeopleRules,
     games: Mutex<HashMap<i64, Arc<Live>>>,
-    cores: Arc<Cores>,
+    cores: Arc<Cpus>,
     /// Games being played, per client and in all: a place is taken before
     /// anything else is done for a new (or resumed) game and held until
     /// its end or its release is written.
@@ -370,7 +370,7 @@ impl People {
                 id: format!("people-{}-{:016x}", std::process::id(), u64::from_le_bytes(random)),
                 rules,
                 games: Mutex::new(HashMap::new()),
-                cores: Arc::new(Cores::new(cores)),
+                cores: Arc::new(Cpus::new(cores)),
                 places: Quota::new(rules.per_address, rules.games),
                 waits: Quota::new(WAITS_PER_CLIENT, WAITS_IN_ALL),
                 closed: AtomicBool::new(false),

@@ -166,14 +166,14 @@ fn replayed_move(state: &mut LiveState) -> Option<Result<String, String>> {
 /// At most this many bot moves of games against people think at once;
 /// the rest wait their turn (their clock is fuel, so waiting costs them
 /// nothing).
-pub(super) struct Cores {
+pub(super) struct Cpus {
     free: Mutex<usize>,
     freed: Condvar,
 }
 
-impl Cores {
-    pub(super) fn new(count: usize) -> Cores {
-        Cores {
+impl Cpus {
+    pub(super) fn new(count: usize) -> Cpus {
+        Cpus {
             free: Mutex::new(count.max(1)),
             freed: Condvar::new(),
         }
@@ -196,7 +196,7 @@ impl Cores {
 /// The bot, thinking only when a core is free.
 pub(super) struct Gated {
     pub(super) bot: Box<dyn Entrant>,
-    pub(super) cores: Arc<Cores>,
+    pub(super) cores: Arc<Cpus>,
 }
 
 impl Entrant for Gated {
@@ -217,7 +217,7 @@ impl Entrant for Gated {
 
 struct GatedPlayer {
     player: Box<dyn Player>,
-    cores: Arc<Cores>,
+    cores: Arc<Cpus>,
 }
 
 impl Player for GatedPlayer {
