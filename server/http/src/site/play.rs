@@ -489,7 +489,9 @@ pub async fn play_move(
             Err(refused) => {
                 let status = refused_status(&refused);
                 let body = serde_json::json!({ "error": refused.code(), "message": refused_words(&refused) });
-                (status, axum::Json(body)).into_response()
+                let mut response = (status, axum::Json(body)).into_response();
+                retry_soon(&mut response, &refused);
+                response
             }
         });
     }
@@ -518,6 +520,7 @@ pub async fn play_move(
             let status = refused_status(&refused);
             let mut response = game_page(&state, id, &viewer, &headers, Some(refused_words(&refused))).await?;
             *response.status_mut() = status;
+            retry_soon(&mut response, &refused);
             Ok(response)
         }
     }
@@ -532,6 +535,16 @@ fn refused_status(refused: &Refused) -> StatusCode {
         Refused::NotYourGame => StatusCode::FORBIDDEN,
         Refused::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::CONFLICT,
+    }
+}
+
+/// A move refused while the game waits for its next process (a restart)
+/// says when to try again: in a second.
+fn retry_soon(response: &mut Response, refused: &Refused) {
+    if matches!(refused, Refused::Unavailable(_)) {
+        response
+            .headers_mut()
+            .insert(axum::http::header::RETRY_AFTER, HeaderValue::from_static("1"));
     }
 }
 

@@ -404,6 +404,23 @@ async fn a_restart_mid_game_resumes_it_where_it_was() {
     assert_eq!((status.as_str(), hall), ("running", None));
     let saved: Vec<String> = serde_json::from_str(&moves.expect("saved moves")).expect("a list");
     assert_eq!(serde_json::json!(saved), before["moves"]);
+    // Meanwhile the stopping process shows the saved position and refuses
+    // a move with 503 and Retry-After (nothing changed).
+    let page = send(&server, Method::GET, &format!("/play/{id}"), Some(&cookie), None).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("The server is restarting"), "{}", page.body);
+    let legal = before["legal"][0].as_str().expect("a square");
+    let form = format!("revision={}&square={legal}", before["revision"]);
+    let refused = send(
+        &server,
+        Method::POST,
+        &format!("/play/{id}"),
+        Some(&cookie),
+        Some(&form),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE, "{}", refused.body);
+    assert_eq!(refused.headers[header::RETRY_AFTER], "1");
     tokio::time::sleep(Duration::from_millis(1500)).await;
 
     // A new process on the same database resumes it before answering.
