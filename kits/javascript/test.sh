@@ -35,7 +35,7 @@ kit_build sh build.sh
 # 2-core machine: a skipped tick is another game). A bot that answers
 # early ends its tick early, so a roomy control costs nothing.
 same_moves_natively 'node bot.js'
-same_moves_natively 'node bot.js' tictactoe house:tictactoe-perfect 1000/5000
+same_moves_natively 'node bot.js' tictactoe house:tictactoe-perfect
 same_moves_natively 'node bot.js' skirmish house:skirmish-economy 2000/10000
 play_natively 'node bot.js'
 

@@ -26,7 +26,7 @@ kit_build sh build.sh
 # timed by the wall clock: roomy controls keep a slow start-up from
 # changing a game.
 same_moves_natively 'python3 bot.py'
-same_moves_natively 'python3 bot.py' tictactoe house:tictactoe-perfect 1000/5000
+same_moves_natively 'python3 bot.py' tictactoe house:tictactoe-perfect
 same_moves_natively 'python3 bot.py' skirmish house:skirmish-economy 2000/10000
 play_natively 'python3 bot.py'
 

@@ -59,7 +59,7 @@ arbiter check bot.wasm || kit_fail "arbiter check rejected the Rust template"
 # request alone.
 if CARGO_NET_OFFLINE=true cargo build --release 2>"$tmp/native.txt"; then
   same_moves_natively target/release/x-bot
-  same_moves_natively target/release/x-bot tictactoe house:tictactoe-perfect 1000/5000
+  same_moves_natively target/release/x-bot tictactoe house:tictactoe-perfect
 else
   cat "$tmp/native.txt" >&2
   kit_fail "the native build failed"
