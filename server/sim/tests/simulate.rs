@@ -367,10 +367,10 @@ fn the_fits_intervals_cover_under_round_robin() {
 }
 
 /// Under the ladder's scheduler the fit is stretched; the bootstrap under
-/// the same scheduler measures the stretch, and dividing it out brings the
-/// scale to 1.00 ± 0.05 and lifts the coverage (held-out seeds 5000 and
-/// up, 60 bots at 120 matches each: 74% → 92%, short of the 93% goal,
-/// which the docs say; the floor here is 88%).
+/// the same scheduler (two rounds, production's correction) measures the
+/// stretch, and dividing it out brings the scale to 1.00 ± 0.05 with the
+/// order (τ) unchanged, and its widened intervals cover the 93% the issue
+/// asks for (held-out seeds 5000 and up, 60 bots at 120 matches each).
 #[test]
 fn the_bootstrap_takes_the_schedulers_stretch_out() {
     let settings = Settings {
@@ -402,6 +402,8 @@ fn the_bootstrap_takes_the_schedulers_stretch_out() {
     );
     assert!(s.fitted.scale > 1.08, "{s:?}");
     assert!((d.fidelity.scale - 1.0).abs() <= 0.05, "{d:?}");
-    assert!(d.coverage.share() >= 0.88, "{d:?}");
+    assert!(d.coverage.share() >= 0.93, "{d:?}");
     assert!(d.coverage.share() > s.coverage.share(), "{d:?}");
+    // The same order: every adjacent claim is the fit's.
+    assert_eq!((d.coverage.claims, d.coverage.adjacent), (s.coverage.claims, s.coverage.adjacent));
 }

@@ -1,10 +1,11 @@
 //! Match statistics: W/D/L, score and the Elo difference with its 95%
 //! interval; the sequential test that decides between two Elo hypotheses
 //! ([`sprt`]); a rating fitted to a whole log of results
-//! ([`bradley_terry`]), with its covariance; Kendall's τ between two
-//! orders.
+//! ([`bradley_terry`]), with its covariance, and that fit de-stretched
+//! for an adaptive design ([`destretch`]); Kendall's τ between two orders.
 
 pub mod bradley_terry;
+pub mod destretch;
 pub mod sprt;
 
 /// z for a two-sided 95% interval.
