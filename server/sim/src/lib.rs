@@ -773,11 +773,17 @@ pub const BOOTSTRAP_ROUNDS: u32 = 2;
 /// tuning seeds, 16 covered 95.1%).
 pub const BOOTSTRAP_POINTS: usize = 400;
 
+/// Replicates per round at most for a small pool (a pool of 8 would
+/// otherwise play 50).
+pub const BOOTSTRAP_MOST: u64 = 20;
+
 /// Replicates per round of the bootstrap for `settings`: at least
-/// `settings.bootstrap`, and enough to hold [`BOOTSTRAP_POINTS`] bots.
+/// `settings.bootstrap`, and enough to hold [`BOOTSTRAP_POINTS`] bots up
+/// to [`BOOTSTRAP_MOST`].
 pub fn replicates(settings: &Settings) -> u64 {
     let pool = settings.strengths.len().max(settings.bots).max(1);
-    settings.bootstrap.max(BOOTSTRAP_POINTS.div_ceil(pool) as u64)
+    let filling = (BOOTSTRAP_POINTS.div_ceil(pool) as u64).min(BOOTSTRAP_MOST);
+    settings.bootstrap.max(filling)
 }
 
 /// The parametric bootstrap of [`Report::destretched`]: the production
