@@ -318,8 +318,20 @@ async fn stream(State(state): State<AppState>, headers: HeaderMap) -> AgentResul
                 () = lines.closed() => break,
                 _ = pings.tick() => json!({ "type": "ping", "server_now_ms": hall.now() }),
                 change = events.changes.recv() => match change {
-                    Ok(id) => match hall.match_view(bot.id, id) {
-                        Some(view) => json!({ "type": "match", "match": view, "server_now_ms": hall.now() }),
+                    // The match's text is built once per change for every
+                    // stream; the keys in the order a serialised `Value`
+                    // has them, as the other events.
+                    Ok(id) => match hall.match_view_text(bot.id, id) {
+                        Some(view) => {
+                            let event = format!(
+                                "{{\"match\":{view},\"server_now_ms\":{},\"type\":\"match\"}}\n",
+                                hall.now()
+                            );
+                            if lines.send(Ok(Bytes::from(event))).await.is_err() {
+                                break;
+                            }
+                            continue;
+                        }
                         None => continue,
                     },
                     // Missed changes: a ping makes the connector poll.

@@ -180,15 +180,17 @@ impl Hall {
         })
     }
 
-    /// The match object of `id` for one of its bots, if the hall holds it.
-    pub fn match_view(&self, bot: i64, id: i64) -> Option<Value> {
+    /// The match object of `id` for one of its bots, if the hall holds it,
+    /// as JSON text: built once per change of the match for every stream
+    /// and poll that shows it.
+    pub fn match_view_text(&self, bot: i64, id: i64) -> Option<String> {
         let now = self.now();
         let state = self.lock();
         state
             .matches
             .get(&id)
             .filter(|m| m.participant_of(bot).is_some())
-            .map(|m| m.view(now))
+            .map(|m| m.view_text(now))
     }
 
     /// Whether `bot` is online now: a stream open or seen within the
