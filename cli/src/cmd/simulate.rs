@@ -81,8 +81,11 @@ pub struct Args {
     /// Writes one CSV row per seed and matchmaker to this file.
     #[arg(long, value_name = "FILE")]
     per_seed: Option<PathBuf>,
-    /// Bootstrap replicates per run for the de-stretched fit (the run's
-    /// design played again with the fitted strengths as the truth; 0: none).
+    /// Bootstrap replicates per round, at least, for the de-stretched fit
+    /// (two rounds: the run's design played again with the fitted
+    /// strengths as the truth, then with the first round's de-stretched
+    /// ones; small pools play more, up to 20, to hold 400 bots a round;
+    /// 0: none).
     #[arg(long, default_value_t = 2)]
     bootstrap: u64,
 }
