@@ -243,6 +243,31 @@ async fn a_guest_plays_tictactoe_against_the_perfect_bot_with_forms() {
         Some(2),
         "one move each: {after}"
     );
+    // The same move sent twice at once (a double click that slipped past
+    // the script): one is played; the other, arriving while the first is
+    // being saved, is refused as made on an earlier position too.
+    let square = after["legal"][0].as_str().expect("a legal square").to_owned();
+    let form = format!("revision={}&square={square}", after["revision"]);
+    let path = format!("/play/{id}");
+    let (one, other) = tokio::join!(
+        send(&server, Method::POST, &path, Some(&cookie), Some(&form)),
+        send(&server, Method::POST, &path, Some(&cookie), Some(&form)),
+    );
+    let mut statuses = [one.status, other.status];
+    statuses.sort();
+    assert_eq!(
+        statuses,
+        [StatusCode::SEE_OTHER, StatusCode::CONFLICT],
+        "{} / {}",
+        one.body,
+        other.body
+    );
+    let refused = if one.status == StatusCode::CONFLICT {
+        &one
+    } else {
+        &other
+    };
+    assert!(refused.body.contains("earlier position"), "{}", refused.body);
 
     let end = play_out(&server, id, &cookie, |legal| legal[0].clone()).await;
     assert_eq!(end["status"], "finished", "{end}");

@@ -120,6 +120,12 @@ impl People {
                     "the server is restarting: the game goes on in a moment".to_owned(),
                 ));
             }
+            // A move on this position is being saved: this one was made on
+            // the position it replaces (a double click, two tabs), as it
+            // would be once the save is done.
+            if state.saving && revision == state.revision() {
+                return Err(Refused::StaleRevision(state.revision().saturating_add(1)));
+            }
             if revision != state.revision() {
                 return Err(Refused::StaleRevision(state.revision()));
             }
