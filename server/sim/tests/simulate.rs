@@ -405,5 +405,8 @@ fn the_bootstrap_takes_the_schedulers_stretch_out() {
     assert!(d.coverage.share() >= 0.93, "{d:?}");
     assert!(d.coverage.share() > s.coverage.share(), "{d:?}");
     // The same order: every adjacent claim is the fit's.
-    assert_eq!((d.coverage.claims, d.coverage.adjacent), (s.coverage.claims, s.coverage.adjacent));
+    assert_eq!(
+        (d.coverage.claims, d.coverage.adjacent),
+        (s.coverage.claims, s.coverage.adjacent)
+    );
 }
