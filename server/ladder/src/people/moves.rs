@@ -1,7 +1,7 @@
 //! What the person does in a game: moves (saved before they are
 //! acknowledged), resignations, and who the person is.
 
-use super::live::Live;
+use super::live::{Live, LiveState};
 use super::{Holder, People, Refused, store};
 use crate::error::Result;
 use crate::handles::Handles;
@@ -85,11 +85,7 @@ impl People {
             let running = store::is_running(&core.db, id)
                 .await
                 .map_err(|e| Refused::Unavailable(format!("the game cannot be read now: {e}")))?;
-            return Err(if running {
-                Refused::Unavailable("the server is restarting: the game goes on in a moment".to_owned())
-            } else {
-                Refused::NoGame(id)
-            });
+            return Err(if running { restarting() } else { Refused::NoGame(id) });
         };
         if !live.is_person(holder) {
             return Err(Refused::NotYourGame);
@@ -112,14 +108,7 @@ impl People {
         let live = self.person_game(core, id, holder).await?;
         let (line, name, moves, clock_left_ms) = {
             let mut state = live.lock();
-            if state.ended.is_some() {
-                return Err(Refused::Over);
-            }
-            if state.stopping {
-                return Err(Refused::Unavailable(
-                    "the server is restarting: the game goes on in a moment".to_owned(),
-                ));
-            }
+            takes_moves(&state)?;
             // A move on this position is being saved: this one was made on
             // the position it replaces (a double click, two tabs), as it
             // would be once the save is done.
@@ -190,17 +179,28 @@ impl People {
     pub async fn resign(&self, core: &Handles, id: i64, holder: &Holder) -> std::result::Result<(), Refused> {
         let live = self.person_game(core, id, holder).await?;
         let mut state = live.lock();
-        if state.ended.is_some() {
-            return Err(Refused::Over);
-        }
-        if state.stopping {
-            return Err(Refused::Unavailable(
-                "the server is restarting: the game goes on in a moment".to_owned(),
-            ));
-        }
+        takes_moves(&state)?;
         state.resigned = true;
         drop(state);
         live.wake.notify_all();
         Ok(())
     }
+}
+
+/// The refusal of a move or a resignation while the game is between
+/// processes.
+fn restarting() -> Refused {
+    Refused::Unavailable("the server is restarting: the game goes on in a moment".to_owned())
+}
+
+/// Whether the game takes a move or a resignation now: not over, and not
+/// being released by a stopping process.
+fn takes_moves(state: &LiveState) -> std::result::Result<(), Refused> {
+    if state.ended.is_some() {
+        return Err(Refused::Over);
+    }
+    if state.stopping {
+        return Err(restarting());
+    }
+    Ok(())
 }
