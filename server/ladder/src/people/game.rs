@@ -72,16 +72,7 @@ impl People {
         let ended = match (outcome, mismatch) {
             (_, Some(why)) => {
                 tracing::warn!(id, %why, "a game against a person could not be resumed: aborted");
-                if let Err(error) = store::abort(&core.db, id, hall, "resume_mismatch").await {
-                    tracing::warn!(id, %error, "cannot mark the game against a person aborted");
-                }
-                Ended {
-                    status: "aborted",
-                    result: None,
-                    reason: "resume_mismatch".to_owned(),
-                    notice: Some(mismatch_notice(&why)),
-                    at: Instant::now(),
-                }
+                aborted(core, id, hall, "resume_mismatch", mismatch_notice(&why)).await
             }
             (Ok(finished), None) => {
                 let result = match finished.winner {
@@ -120,23 +111,28 @@ impl People {
             }
             (Err(why), None) => {
                 tracing::warn!(id, %why, "a game against a person was aborted");
-                if let Err(error) = store::abort(&core.db, id, hall, "host_failure").await {
-                    tracing::warn!(id, %error, "cannot mark the game against a person aborted");
-                }
-                Ended {
-                    status: "aborted",
-                    result: None,
-                    reason: "host_failure".to_owned(),
-                    notice: Some(format!(
-                        "The server could not run the bot, so the game was aborted: {why}"
-                    )),
-                    at: Instant::now(),
-                }
+                let notice = format!("The server could not run the bot, so the game was aborted: {why}");
+                aborted(core, id, hall, "host_failure", notice).await
             }
         };
         live.lock().ended = Some(ended);
         live.changed();
         self.sweep();
+    }
+}
+
+/// Marks game `id` aborted for `reason` in the database (if `hall` still
+/// holds it) and gives its end as the page shows it, with `notice`.
+async fn aborted(core: &Handles, id: i64, hall: &str, reason: &str, notice: String) -> Ended {
+    if let Err(error) = store::abort(&core.db, id, hall, reason).await {
+        tracing::warn!(id, %error, "cannot mark the game against a person aborted");
+    }
+    Ended {
+        status: "aborted",
+        result: None,
+        reason: reason.to_owned(),
+        notice: Some(notice),
+        at: Instant::now(),
     }
 }
 
