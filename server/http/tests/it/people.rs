@@ -88,6 +88,11 @@ async fn settled(server: &TestServer, id: i64, cookie: &str) -> Value {
     }
 }
 
+/// Posts the board's form `form` (revision and square) to game `id`.
+async fn post_move(server: &TestServer, id: i64, cookie: &str, form: &str) -> Answer {
+    send(server, Method::POST, &format!("/play/{id}"), Some(cookie), Some(form)).await
+}
+
 /// The game's state once it is over (at most 30 s).
 async fn over(server: &TestServer, id: i64, cookie: &str) -> Value {
     let until = Instant::now() + Duration::from_secs(30);
@@ -207,23 +212,9 @@ async fn a_guest_plays_tictactoe_against_the_perfect_bot_with_forms() {
     assert_eq!(first["person_colour"], "X");
     // The same move sent twice (a double click): the second is refused.
     let form = format!("revision={}&square=1-1", first["revision"]);
-    let once = send(
-        &server,
-        Method::POST,
-        &format!("/play/{id}"),
-        Some(&cookie),
-        Some(&form),
-    )
-    .await;
+    let once = post_move(&server, id, &cookie, &form).await;
     assert_eq!(once.status, StatusCode::SEE_OTHER);
-    let twice = send(
-        &server,
-        Method::POST,
-        &format!("/play/{id}"),
-        Some(&cookie),
-        Some(&form),
-    )
-    .await;
+    let twice = post_move(&server, id, &cookie, &form).await;
     assert_eq!(twice.status, StatusCode::CONFLICT, "{}", twice.body);
     assert!(twice.body.contains("earlier position"), "{}", twice.body);
     // Without the cookie nobody moves.
@@ -403,14 +394,7 @@ async fn a_restart_mid_game_resumes_it_where_it_was() {
         let legal = state["legal"].as_array().expect("legal squares");
         let square = legal[legal.len() / 2].as_str().expect("a name").to_owned();
         let form = format!("revision={}&square={square}", state["revision"]);
-        let answer = send(
-            &server,
-            Method::POST,
-            &format!("/play/{id}"),
-            Some(&cookie),
-            Some(&form),
-        )
-        .await;
+        let answer = post_move(&server, id, &cookie, &form).await;
         assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
     }
     let before = settled(&server, id, &cookie).await;
@@ -436,14 +420,7 @@ async fn a_restart_mid_game_resumes_it_where_it_was() {
     assert!(page.body.contains("The server is restarting"), "{}", page.body);
     let legal = before["legal"][0].as_str().expect("a square");
     let form = format!("revision={}&square={legal}", before["revision"]);
-    let refused = send(
-        &server,
-        Method::POST,
-        &format!("/play/{id}"),
-        Some(&cookie),
-        Some(&form),
-    )
-    .await;
+    let refused = post_move(&server, id, &cookie, &form).await;
     assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE, "{}", refused.body);
     assert_eq!(refused.headers[header::RETRY_AFTER], "1");
     tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -489,14 +466,7 @@ async fn a_game_whose_holder_died_is_resumed_once_its_hold_runs_out() {
     let (id, cookie) = start(&server, "tictactoe-random", "game=tictactoe&side=first&clock=untimed").await;
     let state = settled(&server, id, &cookie).await;
     let form = format!("revision={}&square=1-1", state["revision"]);
-    let answer = send(
-        &server,
-        Method::POST,
-        &format!("/play/{id}"),
-        Some(&cookie),
-        Some(&form),
-    )
-    .await;
+    let answer = post_move(&server, id, &cookie, &form).await;
     assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
     let before = settled(&server, id, &cookie).await;
 
@@ -545,14 +515,7 @@ async fn a_resumed_game_whose_bot_plays_otherwise_is_aborted() {
     let (id, cookie) = start(&server, "tictactoe-perfect", "game=tictactoe&side=first&clock=untimed").await;
     let state = settled(&server, id, &cookie).await;
     let form = format!("revision={}&square=1-1", state["revision"]);
-    let answer = send(
-        &server,
-        Method::POST,
-        &format!("/play/{id}"),
-        Some(&cookie),
-        Some(&form),
-    )
-    .await;
+    let answer = post_move(&server, id, &cookie, &form).await;
     assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
     let state = settled(&server, id, &cookie).await;
     let moves: Vec<String> = serde_json::from_value(state["moves"].clone()).expect("moves");
